@@ -1,0 +1,57 @@
+//! Command-line parsing and dispatch; every command lives in its own file and calls the
+//! library.
+
+mod batch;
+mod dump;
+mod model;
+mod report;
+mod robots;
+mod run;
+mod solve;
+mod sweep;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Benchmark contact models and solvers on real robots.
+#[derive(Debug, Parser)]
+#[command(name = "contactbench", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Fetch or list the robots of the manifest.
+    Robots(robots::Args),
+    /// Print a robot's model and, given q (v, tau), its dynamics quantities.
+    Model(model::Args),
+    /// Solve a contact problem file with one or every solver.
+    Solve(solve::Args),
+    /// Run a scenario with its solvers.
+    Run(run::Args),
+    /// Time-step or tolerance sweep of a scenario against a reference run.
+    Sweep(sweep::Args),
+    /// Run every scenario × solver in parallel, optionally against a baseline.
+    Batch(batch::Args),
+    /// Plots and a Markdown summary from a results directory.
+    Report(report::Args),
+    /// Write the contact problem of a scenario at a given step as a problem file.
+    Dump(dump::Args),
+}
+
+/// Runs the parsed command.
+pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Robots(args) => robots::run(args),
+        Command::Model(args) => model::run(args),
+        Command::Solve(args) => solve::run(args),
+        Command::Run(args) => run::run(args),
+        Command::Sweep(args) => sweep::run(args),
+        Command::Batch(args) => batch::run(args),
+        Command::Report(args) => report::run(args),
+        Command::Dump(args) => dump::run(args),
+    }
+}

@@ -1,0 +1,12 @@
+//! `contactbench report` (placeholder until the command lands).
+
+use std::process::ExitCode;
+
+/// Arguments of `contactbench report`.
+#[derive(Debug, clap::Args)]
+pub struct Args {}
+
+/// Runs the command.
+pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
+    anyhow::bail!("contactbench report is not implemented yet")
+}

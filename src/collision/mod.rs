@@ -1,0 +1,1 @@
+//! Collision stage: shapes, support maps, GJK, EPA, broad phase, contacts.

@@ -1,0 +1,1 @@
+//! Rigid-body algorithms on a [`crate::model::Model`]: kinematics, CRBA, RNEA, ABA, Jacobians.

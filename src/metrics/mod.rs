@@ -1,0 +1,6 @@
+//! One ruler for every solver (design.md §5): residuals of each contact model, energy,
+//! consistency. Solvers stop on these same functions.
+
+pub mod residuals;
+
+pub use residuals::{ccp_residual, lcp_residual, ncp_criterion, ContactResidual};

@@ -1,0 +1,1 @@
+//! Reports from recorded runs: tables, plots.

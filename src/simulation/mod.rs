@@ -1,0 +1,1 @@
+//! Time stepping, scenarios, recording and sweeps.

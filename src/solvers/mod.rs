@@ -1,0 +1,469 @@
+//! The solver trait, shared settings, reports, and the registry of the twelve solvers of
+//! design.md §4 (one file each).
+//!
+//! A solver is configured by [`SolverSettings`] (shared) and its own parameters, solves a
+//! [`ContactProblem`] from an optional warm start, and returns a [`SolveReport`]. A
+//! solver keeps what it can reuse between calls (ρ, a factorization); [`ContactSolver::reset`]
+//! forgets it. A user adds a solver by implementing [`ContactSolver`] in their own crate.
+//!
+//! Solvers are named by text, with optional settings and parameters:
+//! `ncp-admm`, `ncp-admm:eps_abs=1e-8,max_iter=500,rho=1e-3` (see [`SolverSpec`]).
+
+pub mod ccp_admm;
+pub mod ccp_ipm;
+pub mod ccp_newton;
+pub mod ccp_pgs;
+pub mod lcp_pgs;
+pub mod lcp_qp;
+pub mod lcp_stagproj;
+pub mod ncp_admm;
+pub mod ncp_pgs;
+pub mod ncp_stagproj;
+pub mod raisim;
+pub mod raisim_corrected;
+
+use std::fmt;
+use std::str::FromStr;
+use std::time::{Duration, Instant};
+
+use nalgebra::DVector;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use thiserror::Error;
+
+use crate::problem::{ContactProblem, ProblemError};
+
+/// Why a solver could not be built or run (a solver that runs but does not converge
+/// reports it in [`SolveStatus`], not here).
+#[derive(Debug, Error)]
+pub enum SolverError {
+    /// The solver name is not one of the registered ids.
+    #[error("unknown solver '{0}' (known: {known})", known = SolverId::ALL.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", "))]
+    UnknownSolver(String),
+    /// A setting is out of range.
+    #[error("setting {field} = {value}: {reason}")]
+    InvalidSetting {
+        /// The field.
+        field: String,
+        /// Its value, as text.
+        value: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A solver parameter could not be read.
+    #[error("solver {solver}: {message}")]
+    InvalidParameter {
+        /// The solver id.
+        solver: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The solver specification text is malformed.
+    #[error("solver specification '{spec}': {message}")]
+    InvalidSpec {
+        /// The text.
+        spec: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The warm start (or another input) does not fit the problem.
+    #[error(transparent)]
+    Problem(#[from] ProblemError),
+    /// The solver is registered but not built yet.
+    #[error("solver {0} is not implemented yet")]
+    NotImplemented(&'static str),
+}
+
+/// The contact model a solver solves: which cone and which residual are its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ContactModel {
+    /// Linear complementarity on the 4-facet pyramid.
+    Lcp,
+    /// Cone complementarity (Anitescu's relaxation).
+    Ccp,
+    /// RaiSim's per-contact model (eq. 21).
+    Raisim,
+    /// Nonlinear complementarity: Signorini, Coulomb and maximum dissipation.
+    Ncp,
+}
+
+/// Settings every solver shares (design.md §4).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SolverSettings {
+    /// Absolute tolerance on the solver's own residual. Default `1e-6`.
+    pub eps_abs: f64,
+    /// Tolerance on the relative step `‖λ_{k+1} − λ_k‖ / max(1, ‖λ_k‖)`. Default `1e-10`.
+    pub eps_rel: f64,
+    /// Iteration cap. Default `1000`.
+    pub max_iter: usize,
+    /// Over-relaxation factor in `]0, 2[` (eq. 22), for the solvers that use it. Default `1`.
+    pub over_relaxation: f64,
+    /// Record the residual at every iteration. Default `false`.
+    pub record_history: bool,
+}
+
+impl Default for SolverSettings {
+    fn default() -> Self {
+        Self {
+            eps_abs: 1e-6,
+            eps_rel: 1e-10,
+            max_iter: 1000,
+            over_relaxation: 1.0,
+            record_history: false,
+        }
+    }
+}
+
+impl SolverSettings {
+    /// Names of the shared settings, as in files and on the command line.
+    pub const FIELDS: [&'static str; 5] = [
+        "eps_abs",
+        "eps_rel",
+        "max_iter",
+        "over_relaxation",
+        "record_history",
+    ];
+
+    /// Checks every field's range.
+    pub fn validate(&self) -> Result<(), SolverError> {
+        let invalid = |field: &str, value: String, reason: &str| SolverError::InvalidSetting {
+            field: field.to_string(),
+            value,
+            reason: reason.to_string(),
+        };
+        if !(self.eps_abs.is_finite() && self.eps_abs >= 0.0) {
+            return Err(invalid(
+                "eps_abs",
+                self.eps_abs.to_string(),
+                "must be finite and >= 0",
+            ));
+        }
+        if !(self.eps_rel.is_finite() && self.eps_rel >= 0.0) {
+            return Err(invalid(
+                "eps_rel",
+                self.eps_rel.to_string(),
+                "must be finite and >= 0",
+            ));
+        }
+        if self.max_iter == 0 {
+            return Err(invalid("max_iter", "0".into(), "must be at least 1"));
+        }
+        if !(self.over_relaxation > 0.0 && self.over_relaxation < 2.0) {
+            return Err(invalid(
+                "over_relaxation",
+                self.over_relaxation.to_string(),
+                "must lie in ]0, 2[",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// How a solve ended. Only `Converged` means the tolerance was reached.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "status", content = "reason", rename_all = "snake_case")]
+pub enum SolveStatus {
+    /// The solver's own residual went below `eps_abs` (or the step below `eps_rel`).
+    Converged,
+    /// `max_iter` was reached first.
+    MaxIterations,
+    /// The solver stopped on a numerical failure or divergence.
+    Failed(String),
+}
+
+impl SolveStatus {
+    /// True only for [`SolveStatus::Converged`].
+    pub fn is_converged(&self) -> bool {
+        matches!(self, SolveStatus::Converged)
+    }
+}
+
+impl fmt::Display for SolveStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SolveStatus::Converged => write!(f, "converged"),
+            SolveStatus::MaxIterations => write!(f, "max iterations reached"),
+            SolveStatus::Failed(reason) => write!(f, "failed: {reason}"),
+        }
+    }
+}
+
+/// What a solve returns.
+#[derive(Debug, Clone)]
+pub struct SolveReport {
+    /// Contact forces (impulses) `λ`, `3n`, ordered `[t1, t2, n]` per contact.
+    pub lambda: DVector<f64>,
+    /// Contact velocity `c = (G + R) λ + g`.
+    pub velocity: DVector<f64>,
+    /// How the solve ended.
+    pub status: SolveStatus,
+    /// Iterations performed.
+    pub iterations: usize,
+    /// The solver's own model residual at exit.
+    pub residual: f64,
+    /// Wall time of the solve.
+    pub solve_time: Duration,
+    /// The own residual at every iteration, when `record_history` is set.
+    pub history: Option<Vec<f64>>,
+}
+
+impl SolveReport {
+    /// Assembles a report: computes `c` from `λ`, and the wall time since `start`.
+    pub fn finish(
+        problem: &ContactProblem,
+        lambda: DVector<f64>,
+        status: SolveStatus,
+        iterations: usize,
+        residual: f64,
+        start: Instant,
+        history: Option<Vec<f64>>,
+    ) -> Self {
+        let velocity = problem.velocity(&lambda);
+        Self {
+            lambda,
+            velocity,
+            status,
+            iterations,
+            residual,
+            solve_time: start.elapsed(),
+            history,
+        }
+    }
+}
+
+/// A contact solver. Implement it in any crate to compare a new method with the built-in
+/// ones.
+pub trait ContactSolver: Send {
+    /// The solver's name (`ncp-admm`, or a user's own).
+    fn name(&self) -> &str;
+    /// The contact model it solves.
+    fn model(&self) -> ContactModel;
+    /// Its shared settings.
+    fn settings(&self) -> &SolverSettings;
+    /// Its shared settings, to change them between solves.
+    fn settings_mut(&mut self) -> &mut SolverSettings;
+    /// Solves `problem`, starting from `warm_start` when given (a `3n` vector of forces).
+    /// Errors only on input that does not fit the problem; non-convergence is a status.
+    fn solve(
+        &mut self,
+        problem: &ContactProblem,
+        warm_start: Option<&DVector<f64>>,
+    ) -> Result<SolveReport, SolverError>;
+    /// Forgets what was kept from previous solves (ρ, factorizations).
+    fn reset(&mut self) {}
+}
+
+/// The built-in solvers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SolverId {
+    /// LCP, projected Gauss-Seidel (Alg. 1).
+    LcpPgs,
+    /// LCP, exact QP on the pyramid (interior point).
+    LcpQp,
+    /// LCP, staggered projections.
+    LcpStagproj,
+    /// CCP, per-contact PGS (Alg. 2).
+    CcpPgs,
+    /// CCP, ADMM with adaptive ρ (Alg. 3).
+    CcpAdmm,
+    /// Soft CCP, MuJoCo's primal Newton.
+    CcpNewton,
+    /// CCP, interior point on the SOCP (Clarabel).
+    CcpIpm,
+    /// RaiSim's per-contact bisection (Alg. 4).
+    Raisim,
+    /// RaiSim with the de Saxcé correction.
+    RaisimCorrected,
+    /// NCP, PGS with horizontal projection (Alg. 5).
+    NcpPgs,
+    /// NCP, staggered projections (Alg. 6).
+    NcpStagproj,
+    /// NCP, ADMM with de Saxcé correction and adaptive ρ.
+    NcpAdmm,
+}
+
+impl SolverId {
+    /// Every built-in solver, in the order of design.md §4.
+    pub const ALL: [SolverId; 12] = [
+        SolverId::LcpPgs,
+        SolverId::LcpQp,
+        SolverId::LcpStagproj,
+        SolverId::CcpPgs,
+        SolverId::CcpAdmm,
+        SolverId::CcpNewton,
+        SolverId::CcpIpm,
+        SolverId::Raisim,
+        SolverId::RaisimCorrected,
+        SolverId::NcpPgs,
+        SolverId::NcpStagproj,
+        SolverId::NcpAdmm,
+    ];
+
+    /// The id as written in files and on the command line.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            SolverId::LcpPgs => "lcp-pgs",
+            SolverId::LcpQp => "lcp-qp",
+            SolverId::LcpStagproj => "lcp-stagproj",
+            SolverId::CcpPgs => "ccp-pgs",
+            SolverId::CcpAdmm => "ccp-admm",
+            SolverId::CcpNewton => "ccp-newton",
+            SolverId::CcpIpm => "ccp-ipm",
+            SolverId::Raisim => "raisim",
+            SolverId::RaisimCorrected => "raisim-corrected",
+            SolverId::NcpPgs => "ncp-pgs",
+            SolverId::NcpStagproj => "ncp-stagproj",
+            SolverId::NcpAdmm => "ncp-admm",
+        }
+    }
+
+    /// Builds the solver with the given settings and parameters.
+    pub fn build(
+        &self,
+        settings: SolverSettings,
+        params: &Map<String, Value>,
+    ) -> Result<Box<dyn ContactSolver>, SolverError> {
+        settings.validate()?;
+        match self {
+            SolverId::LcpPgs => lcp_pgs::build(settings, params),
+            SolverId::LcpQp => lcp_qp::build(settings, params),
+            SolverId::LcpStagproj => lcp_stagproj::build(settings, params),
+            SolverId::CcpPgs => ccp_pgs::build(settings, params),
+            SolverId::CcpAdmm => ccp_admm::build(settings, params),
+            SolverId::CcpNewton => ccp_newton::build(settings, params),
+            SolverId::CcpIpm => ccp_ipm::build(settings, params),
+            SolverId::Raisim => raisim::build(settings, params),
+            SolverId::RaisimCorrected => raisim_corrected::build(settings, params),
+            SolverId::NcpPgs => ncp_pgs::build(settings, params),
+            SolverId::NcpStagproj => ncp_stagproj::build(settings, params),
+            SolverId::NcpAdmm => ncp_admm::build(settings, params),
+        }
+    }
+}
+
+impl fmt::Display for SolverId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for SolverId {
+    type Err = SolverError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        SolverId::ALL
+            .iter()
+            .copied()
+            .find(|id| id.as_str() == s.trim())
+            .ok_or_else(|| SolverError::UnknownSolver(s.trim().to_string()))
+    }
+}
+
+/// A solver named with its settings and parameters, as given on the command line
+/// (`ncp-admm:eps_abs=1e-8,rho=1e-3`) or in a YAML/JSON map
+/// (`{solver: ncp-admm, eps_abs: 1e-8, rho: 1e-3}`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SolverSpec {
+    /// Which solver.
+    pub id: SolverId,
+    /// Shared settings (defaults where not given).
+    pub settings: SolverSettings,
+    /// The solver's own parameters, checked by the solver when built.
+    pub params: Map<String, Value>,
+}
+
+impl SolverSpec {
+    /// Default settings and parameters for `id`.
+    pub fn new(id: SolverId) -> Self {
+        Self {
+            id,
+            settings: SolverSettings::default(),
+            params: Map::new(),
+        }
+    }
+
+    /// Reads a spec from a map with a `solver` key; shared settings are split from the
+    /// solver's own parameters.
+    pub fn from_map(mut map: Map<String, Value>) -> Result<Self, SolverError> {
+        let id = match map.remove("solver") {
+            Some(Value::String(s)) => s.parse::<SolverId>()?,
+            Some(other) => {
+                return Err(SolverError::InvalidSpec {
+                    spec: other.to_string(),
+                    message: "`solver` must be a solver name".into(),
+                })
+            }
+            None => {
+                return Err(SolverError::InvalidSpec {
+                    spec: Value::Object(map).to_string(),
+                    message: "missing `solver`".into(),
+                })
+            }
+        };
+        let mut shared = Map::new();
+        for field in SolverSettings::FIELDS {
+            if let Some(v) = map.remove(field) {
+                shared.insert(field.to_string(), v);
+            }
+        }
+        let settings: SolverSettings =
+            serde_json::from_value(Value::Object(shared)).map_err(|e| {
+                SolverError::InvalidParameter {
+                    solver: id.as_str().to_string(),
+                    message: e.to_string(),
+                }
+            })?;
+        settings.validate()?;
+        Ok(Self {
+            id,
+            settings,
+            params: map,
+        })
+    }
+
+    /// Builds the solver.
+    pub fn build(&self) -> Result<Box<dyn ContactSolver>, SolverError> {
+        self.id.build(self.settings.clone(), &self.params)
+    }
+}
+
+impl FromStr for SolverSpec {
+    type Err = SolverError;
+    /// `id` or `id:key=value,key=value`; values are read as JSON (numbers, booleans) and
+    /// otherwise kept as strings.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let (id, rest) = match s.split_once(':') {
+            Some((id, rest)) => (id, rest),
+            None => (s, ""),
+        };
+        let mut map = Map::new();
+        map.insert("solver".into(), Value::String(id.trim().to_string()));
+        for item in rest.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+            let (key, value) = item
+                .split_once('=')
+                .ok_or_else(|| SolverError::InvalidSpec {
+                    spec: s.to_string(),
+                    message: format!("'{item}' is not key=value"),
+                })?;
+            let value = serde_json::from_str::<Value>(value.trim())
+                .unwrap_or_else(|_| Value::String(value.trim().to_string()));
+            map.insert(key.trim().to_string(), value);
+        }
+        SolverSpec::from_map(map)
+    }
+}
+
+/// Reads a solver's own parameters from a map, refusing unknown keys.
+pub fn parse_params<P: DeserializeOwned>(
+    solver: &str,
+    params: &Map<String, Value>,
+) -> Result<P, SolverError> {
+    serde_json::from_value(Value::Object(params.clone())).map_err(|e| {
+        SolverError::InvalidParameter {
+            solver: solver.to_string(),
+            message: e.to_string(),
+        }
+    })
+}
