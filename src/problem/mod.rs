@@ -6,6 +6,7 @@
 //! forces `λ` is `c = (G + R) λ + g`.
 
 pub mod cones;
+pub mod generators;
 
 use nalgebra::{DMatrix, DVector, Vector3};
 use thiserror::Error;
