@@ -1,6 +1,8 @@
 //! One ruler for every solver (design.md §5): residuals of each contact model, energy,
 //! consistency. Solvers stop on these same functions.
 
+pub mod forces;
 pub mod residuals;
 
+pub use forces::internal_forces;
 pub use residuals::{ccp_residual, lcp_residual, ncp_criterion, ContactResidual};
