@@ -25,6 +25,6 @@ pub fn internal_forces(problem: &ContactProblem, lambda: &DVector<f64>) -> Optio
         .filter(|s| **s > RANK_TOLERANCE * sigma_max.max(f64::MIN_POSITIVE))
         .count();
     let basis = u.columns(0, rank);
-    let in_range = &basis * (basis.transpose() * lambda);
+    let in_range = basis * (basis.transpose() * lambda);
     Some((lambda - in_range).norm())
 }
