@@ -1,1 +1,5 @@
 //! Time stepping, scenarios, recording and sweeps.
+
+pub mod params;
+
+pub use params::StepParameters;
