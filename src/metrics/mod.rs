@@ -1,6 +1,8 @@
 //! One ruler for every solver (design.md §5): residuals of each contact model, energy,
 //! consistency. Solvers stop on these same functions.
 
+pub mod consistency;
+pub mod energy;
 pub mod forces;
 pub mod residuals;
 
