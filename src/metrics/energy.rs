@@ -34,6 +34,29 @@ pub fn sliding_stop_distance(v0: f64, mu: f64) -> f64 {
     v0 * v0 / (2.0 * mu * GRAVITY)
 }
 
+/// Largest number of bounces [`bouncing_energy_fraction`] counts.
+const MAX_BOUNCES: usize = 1000;
+
+/// Fraction `e^{2k}` of the initial drop energy left at time `t` (s) for a ball dropped
+/// from rest at `height` (m) above its resting height with restitution `e`, `k` the
+/// number of impacts before `t`: the first at `√(2h/g)`, then one after each flight of
+/// `2 eᵏ √(2gh) / g`.
+pub fn bouncing_energy_fraction(height: f64, restitution: f64, t: f64) -> f64 {
+    let impact_speed = (2.0 * GRAVITY * height).sqrt();
+    let mut next_impact = impact_speed / GRAVITY;
+    let mut fraction = 1.0;
+    let mut speed = impact_speed;
+    for _ in 0..MAX_BOUNCES {
+        if t < next_impact || fraction == 0.0 {
+            break;
+        }
+        fraction *= restitution * restitution;
+        speed *= restitution;
+        next_impact += 2.0 * speed / GRAVITY;
+    }
+    fraction
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -45,6 +68,14 @@ mod tests {
         assert_eq!(sliding_kinetic_energy(m, v0, mu, 0.0), 2.0);
         assert!(sliding_kinetic_energy(m, v0, mu, 0.5 * stop) > 0.0);
         assert_eq!(sliding_kinetic_energy(m, v0, mu, stop * 1.01), 0.0);
+    }
+
+    #[test]
+    fn bounce_keeps_e_squared_of_the_energy() {
+        let (h, e) = (1.0, 0.8);
+        let first = (2.0 * h / GRAVITY).sqrt();
+        assert_eq!(bouncing_energy_fraction(h, e, 0.99 * first), 1.0);
+        assert!((bouncing_energy_fraction(h, e, 1.01 * first) - 0.64).abs() < 1e-12);
     }
 
     #[test]

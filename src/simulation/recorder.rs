@@ -189,8 +189,8 @@ pub struct RunRecord {
     pub steps: Vec<StepRecord>,
     /// Why the run stopped early, if it did.
     pub failure: Option<String>,
-    /// Analytical kinetic energy at each step's time, when the scenario has one (J).
-    pub analytical_kinetic_energy: Option<Vec<f64>>,
+    /// Analytical mechanical energy at each step's time, when the scenario has one (J).
+    pub analytical_energy: Option<Vec<f64>>,
 }
 
 /// Statistics of a series: median, mean, max.
@@ -330,7 +330,7 @@ impl RunRecord {
                 "kinetic_energy",
                 "potential_energy",
                 "mechanical_energy",
-                "analytical_kinetic_energy",
+                "analytical_energy",
                 "iterations",
                 "solve_time",
                 "step_time",
@@ -358,7 +358,7 @@ impl RunRecord {
             row.push(s.contacts.len().to_string());
             row.extend(s.metrics.values().iter().map(f64::to_string));
             let analytical = self
-                .analytical_kinetic_energy
+                .analytical_energy
                 .as_ref()
                 .and_then(|a| a.get(k))
                 .map_or_else(|| "NaN".to_string(), f64::to_string);
