@@ -207,21 +207,21 @@ pub fn compare(
             .map(|k| (run.final_base_position[k] - base.final_base_position[k]).powi(2))
             .sum::<f64>()
             .sqrt();
-        if !(dp <= tol.position) {
+        if exceeds(dp, tol.position) {
             regressions.push(regress(format!(
                 "final base position moved by {dp:.3e} m (tolerance {:.1e} m)",
                 tol.position
             )));
         }
         let de = (run.final_energy - base.final_energy).abs() / base.final_energy.abs().max(1.0);
-        if !(de <= tol.energy) {
+        if exceeds(de, tol.energy) {
             regressions.push(regress(format!(
                 "final energy {:.6} J vs baseline {:.6} J (relative change {de:.2e}, tolerance {:.1e})",
                 run.final_energy, base.final_energy, tol.energy
             )));
         }
         let limit = (base.max_ncp_criterion * tol.residual_factor).max(tol.residual_floor);
-        if !(run.max_ncp_criterion <= limit) {
+        if exceeds(run.max_ncp_criterion, limit) {
             regressions.push(regress(format!(
                 "max NCP criterion {:.2e} vs baseline {:.2e} (limit {limit:.2e})",
                 run.max_ncp_criterion, base.max_ncp_criterion
@@ -229,4 +229,9 @@ pub fn compare(
         }
     }
     regressions
+}
+
+/// True when `value` is above `limit` or NaN (a NaN is always a regression).
+fn exceeds(value: f64, limit: f64) -> bool {
+    value.is_nan() || value > limit
 }

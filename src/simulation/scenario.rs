@@ -94,7 +94,7 @@ pub struct Scenario {
     #[serde(default)]
     pub initial_state: InitialState,
     /// Joint torques.
-    #[serde(default)]
+    #[serde(default, with = "serde_yaml::with::singleton_map")]
     pub actuation: Actuation,
     /// Forces applied to named bodies.
     #[serde(default)]
@@ -105,7 +105,7 @@ pub struct Scenario {
     /// `{solver: ncp-admm, eps_abs: 1e-8}`.
     pub solvers: Vec<SolverEntry>,
     /// An analytical solution to compare with, when there is one.
-    #[serde(default)]
+    #[serde(default, with = "serde_yaml::with::singleton_map")]
     pub analytical: Option<Analytical>,
     /// The file the scenario was read from (set by the loader).
     #[serde(skip)]
@@ -154,6 +154,7 @@ pub struct BodySpec {
     /// Its name (for initial states and external forces).
     pub name: String,
     /// Its shape.
+    #[serde(with = "serde_yaml::with::singleton_map")]
     pub shape: ShapeSpec,
     /// Mass (kg), uniform density.
     pub mass: f64,
@@ -257,6 +258,7 @@ pub struct ExternalForce {
     #[serde(default)]
     pub until: Option<f64>,
     /// Its time profile.
+    #[serde(with = "serde_yaml::with::singleton_map")]
     pub profile: ForceProfile,
 }
 
@@ -561,7 +563,7 @@ impl Scenario {
                 ));
             }
             let q = nalgebra::Vector4::from(state.orientation);
-            if !(q.norm() > 1e-9) {
+            if q.norm().is_nan() || q.norm() <= 1e-9 {
                 return Err(invalid(
                     format!("{field}.orientation"),
                     "quaternion must be non-zero".into(),
