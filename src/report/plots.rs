@@ -59,7 +59,8 @@ struct LinePlot {
     series: Vec<Series>,
 }
 
-/// `[min, max]` of the data, widened by 5 % (or by 1 when flat).
+/// `[min, max]` of the data, widened by 5 % of the span, at least 1 % of the values (so
+/// that a flat curve is drawn flat, not magnified rounding noise).
 fn padded_range(values: impl Iterator<Item = f64>) -> (f64, f64) {
     let (lo, hi) = values
         .filter(|v| v.is_finite())
@@ -253,7 +254,26 @@ impl RunData {
     }
 }
 
-fn load(results: &Path, entry: &RunEntry) -> Result<RunData, ReportError> {
+/// Short legend labels: the solver ids, or the full texts when an id repeats.
+fn labels(runs: &[&RunEntry]) -> Vec<String> {
+    let id = |r: &RunEntry| {
+        let text = &r.summary.solver;
+        text.split(':').next().unwrap_or(text).to_string()
+    };
+    let ids: Vec<String> = runs.iter().map(|r| id(r)).collect();
+    runs.iter()
+        .zip(&ids)
+        .map(|(r, i)| {
+            if ids.iter().filter(|x| *x == i).count() > 1 {
+                r.summary.solver.clone()
+            } else {
+                i.clone()
+            }
+        })
+        .collect()
+}
+
+fn load(results: &Path, entry: &RunEntry, label: String) -> Result<RunData, ReportError> {
     let dir = results.join(&entry.path);
     let steps = if dir.join("steps.csv").is_file() {
         read_columns(&dir.join("steps.csv"))?
@@ -266,7 +286,7 @@ fn load(results: &Path, entry: &RunEntry) -> Result<RunData, ReportError> {
         BTreeMap::new()
     };
     Ok(RunData {
-        label: entry.summary.solver.clone(),
+        label,
         steps,
         contacts,
     })
@@ -291,7 +311,8 @@ pub fn scenario_plots(
 ) -> Result<Vec<(String, String)>, ReportError> {
     let data: Vec<RunData> = runs
         .iter()
-        .map(|r| load(results, r))
+        .zip(labels(runs))
+        .map(|(r, label)| load(results, r, label))
         .collect::<Result<_, _>>()?;
     let dt = runs.first().map_or(1e-3, |r| r.summary.dt);
     let stem = |what: &str| format!("{}_{what}", crate::simulation::output::sanitize(scenario));

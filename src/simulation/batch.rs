@@ -10,7 +10,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::output::{solver_dirs, write_run, RunEntry};
+use super::output::{solver_dirs, write_run, ResultsManifest, RunEntry, Staging};
 use super::recorder::{RecordError, RunRecord, RunSummary};
 use super::scenario::Scenario;
 use crate::solvers::SolverSpec;
@@ -135,6 +135,22 @@ pub fn run_jobs(
         .collect();
     bar.finish_and_clear();
     results.into_iter().collect()
+}
+
+/// Runs every job and publishes the results directory `out` (manifest and runs) at once,
+/// replacing an older results directory; on an I/O error nothing is left in `out`.
+pub fn run_batch(
+    jobs: &[Job],
+    out: &Path,
+    runner: &Runner,
+    progress: bool,
+) -> Result<ResultsManifest, RecordError> {
+    let staging = Staging::new(out)?;
+    let runs = run_jobs(jobs, staging.path(), runner, progress)?;
+    let manifest = ResultsManifest { runs };
+    manifest.write(staging.path())?;
+    staging.publish()?;
+    Ok(manifest)
 }
 
 /// Tolerances of the regression gate.
