@@ -69,8 +69,12 @@ pub struct StepMetrics {
     pub ccp_residual: f64,
     /// LCP residual (pyramid).
     pub lcp_residual: f64,
-    /// `max_i max(|λ_N c_N|, max(0, −c_N))`.
+    /// RaiSim's residual.
+    pub raisim_residual: f64,
+    /// `max_i |λ_N c_N|` (Signorini complementarity).
     pub signorini_violation: f64,
+    /// `max_i max(0, −c_N)` (m/s), normal velocity into the obstacle.
+    pub penetration_velocity: f64,
     /// Maximum-dissipation violation of the sliding contacts.
     pub mdp_violation: f64,
     /// Norm of the part of `λ` in `null(Jᵀ)`.
@@ -79,19 +83,21 @@ pub struct StepMetrics {
 
 impl StepMetrics {
     /// Column names, in CSV order.
-    pub const NAMES: [&'static str; 9] = [
+    pub const NAMES: [&'static str; 11] = [
         "primal_feasibility",
         "dual_feasibility",
         "complementarity",
         "ncp_criterion",
         "ccp_residual",
         "lcp_residual",
+        "raisim_residual",
         "signorini_violation",
+        "penetration_velocity",
         "mdp_violation",
         "internal_forces",
     ];
 
-    fn values(&self) -> [f64; 9] {
+    fn values(&self) -> [f64; 11] {
         [
             self.primal_feasibility,
             self.dual_feasibility,
@@ -99,7 +105,9 @@ impl StepMetrics {
             self.ncp_criterion,
             self.ccp_residual,
             self.lcp_residual,
+            self.raisim_residual,
             self.signorini_violation,
+            self.penetration_velocity,
             self.mdp_violation,
             self.internal_forces,
         ]
@@ -253,8 +261,10 @@ pub struct RunSummary {
     pub final_energy: f64,
     /// Largest NCP criterion over the run.
     pub max_ncp_criterion: f64,
-    /// Largest Signorini violation over the run.
+    /// Largest Signorini complementarity violation `|λ_N c_N|` over the run.
     pub max_signorini_violation: f64,
+    /// Largest normal velocity into an obstacle over the run (m/s).
+    pub max_penetration_velocity: f64,
     /// Steps whose solver did not converge.
     pub unconverged_steps: usize,
     /// Iterations per step with contacts.
@@ -292,6 +302,7 @@ impl RunRecord {
             final_energy: last.map_or(0.0, |s| s.energy.total()),
             max_ncp_criterion: max_of(|s| s.metrics.ncp_criterion),
             max_signorini_violation: max_of(|s| s.metrics.signorini_violation),
+            max_penetration_velocity: max_of(|s| s.metrics.penetration_velocity),
             unconverged_steps: self.steps.iter().filter(|s| !s.converged).count(),
             iterations: SeriesStats::of(solved().map(|s| s.iterations as f64)),
             solve_time: SeriesStats::of(solved().map(|s| s.timings.solve)),

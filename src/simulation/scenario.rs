@@ -109,7 +109,10 @@ pub struct Scenario {
     pub analytical: Option<Analytical>,
     /// The file the scenario was read from (set by the loader).
     #[serde(skip)]
-    pub source: Option<PathBuf>,
+    pub source: PathBuf,
+    /// The file's text, to locate fields in later messages.
+    #[serde(skip)]
+    pub text: String,
 }
 
 /// The world: a robot from the manifest and/or built-in free-flying bodies.
@@ -207,6 +210,10 @@ pub struct InitialState {
     /// Built-in bodies' states, by name.
     #[serde(default)]
     pub bodies: BTreeMap<String, BodyState>,
+    /// Lower (or raise) the robot's base so that its lowest contact sphere touches the
+    /// ground. Default `false`.
+    #[serde(default)]
+    pub on_ground: bool,
 }
 
 /// Pose and velocity of a built-in body.
@@ -421,7 +428,8 @@ impl Scenario {
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_else(|| "scenario".into());
         }
-        scenario.source = Some(file.to_path_buf());
+        scenario.source = file.to_path_buf();
+        scenario.text = text.to_string();
         scenario.validate(text, file)?;
         Ok(scenario)
     }
@@ -448,15 +456,12 @@ impl Scenario {
         self.solvers.iter().filter_map(|s| s.spec().ok()).collect()
     }
 
-    /// An error about `field` (a path such as `world.bodies[0].mass`), located in `text`.
+    /// An error about `field` (a path such as `world.bodies[0].mass`), located in the
+    /// scenario's text.
     pub fn invalid(&self, field: &str, message: impl Into<String>) -> ScenarioError {
-        let file = self.source.clone().unwrap_or_default();
-        let line = std::fs::read_to_string(&file)
-            .map(|text| locate(&text, field))
-            .unwrap_or(1);
         ScenarioError::Invalid {
-            file,
-            line,
+            file: self.source.clone(),
+            line: locate(&self.text, field),
             field: field.to_string(),
             message: message.into(),
         }
