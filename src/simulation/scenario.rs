@@ -128,6 +128,9 @@ pub struct WorldSpec {
     /// Contact spheres attached to frames of the robot.
     #[serde(default)]
     pub contact_spheres: Vec<ContactSphere>,
+    /// Pose of a fixed-base robot's root in the world. Default identity.
+    #[serde(default)]
+    pub robot_pose: Option<Pose>,
     /// A ground plane `z = 0`. Default `true`.
     #[serde(default = "default_true")]
     pub ground: bool,
@@ -175,6 +178,17 @@ pub enum ShapeSpec {
     Box([f64; 3]),
     /// A sphere of the given radius (m).
     Sphere(f64),
+}
+
+/// A rigid placement.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Pose {
+    /// Position (m, world).
+    pub position: [f64; 3],
+    /// Orientation quaternion `[qx qy qz qw]`. Default identity.
+    #[serde(default = "identity_quaternion")]
+    pub orientation: [f64; 4],
 }
 
 /// A contact sphere on a robot frame.
