@@ -62,8 +62,8 @@ impl Trajectory<'_> {
     }
 }
 
-/// `Σ_k ‖p(t_k) − p_ref(t_k)‖ Δt_k` (m·s), with `Δt_k = t_{k+1} − t_k` (the last sample
-/// reuses the previous interval).
+/// `Σ_{k≥1} ‖p(t_k) − p_ref(t_k)‖ Δt_k` (m·s) over the steps of the run, with
+/// `Δt_k = t_k − t_{k−1}` (the initial state, shared by both runs, is not a step).
 pub fn consistency_error(
     run: Trajectory<'_>,
     reference: Trajectory<'_>,
@@ -76,14 +76,11 @@ pub fn consistency_error(
     if let Some(index) = reference.times.windows(2).position(|w| w[1] <= w[0]) {
         return Err(ConsistencyError::Unordered { index: index + 1 });
     }
-    let n = run.times.len();
-    let interval = |k: usize| match (k + 1 < n, k > 0) {
-        (true, _) => run.times[k + 1] - run.times[k],
-        (false, true) => run.times[k] - run.times[k - 1],
-        (false, false) => 0.0,
-    };
-    Ok((0..n)
-        .map(|k| (run.positions[k] - reference.interpolate(run.times[k])).norm() * interval(k))
+    Ok((1..run.times.len())
+        .map(|k| {
+            let dt = run.times[k] - run.times[k - 1];
+            (run.positions[k] - reference.interpolate(run.times[k])).norm() * dt
+        })
         .sum())
 }
 
@@ -104,7 +101,7 @@ mod tests {
 
     #[test]
     fn constant_offset_integrates_to_offset_times_duration() {
-        let times: Vec<f64> = (0..10).map(|k| k as f64 * 0.1).collect();
+        let times: Vec<f64> = (0..=10).map(|k| k as f64 * 0.1).collect();
         let pos: Vec<Vector3<f64>> = times.iter().map(|_| Vector3::new(0.0, 0.0, 0.5)).collect();
         let ref_times: Vec<f64> = (0..=100).map(|k| k as f64 * 0.01).collect();
         let ref_pos: Vec<Vector3<f64>> = ref_times.iter().map(|_| Vector3::zeros()).collect();
