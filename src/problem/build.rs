@@ -8,9 +8,10 @@
 //! - `g = J v_f + b`, `b` zero on tangential rows and, on the normal row, with `φ` the
 //!   signed distance: `φ / Δt` for `φ ≥ 0`, `K_b φ / Δt` for `φ < 0` (Baumgarte);
 //! - restitution: a contact that was not pushing at the previous step and approaches at
-//!   `c_N⁻ < −threshold` gets the target `b_N = e c_N⁻` instead of the gap term (so the
-//!   bounce starts when the contact enters the security margin: the height error is at
-//!   most the margin), plus the Baumgarte term if it penetrates;
+//!   `c_N⁻ < −threshold` gets the target `b_N = e c_N⁻` instead of the gap and Baumgarte
+//!   terms, so that it leaves at exactly `e |c_N⁻|`: the bounce starts where the contact
+//!   is detected (inside the margin, or after at most one step of penetration), an error
+//!   on the height of at most one step of travel, and no energy is added;
 //! - compliance: `R = r I` (paper §II).
 
 use nalgebra::{Cholesky, DMatrix, DVector, Dyn};
@@ -54,17 +55,12 @@ pub fn free_velocity(
 /// Normal bias `b_N` of one contact (design.md §1).
 pub fn normal_bias(contact: &ContactState, params: &StepParameters) -> f64 {
     let phi = contact.signed_distance;
-    let baumgarte = if phi < 0.0 {
-        params.baumgarte * phi / params.dt
-    } else {
-        0.0
-    };
     if restitution_applies(contact, params) {
-        params.restitution * contact.normal_velocity + baumgarte
+        params.restitution * contact.normal_velocity
     } else if phi >= 0.0 {
         phi / params.dt
     } else {
-        baumgarte
+        params.baumgarte * phi / params.dt
     }
 }
 
