@@ -196,11 +196,6 @@ pub(crate) fn solve_conic_qp(
     })
 }
 
-/// True when clarabel found a solution (to full or reduced accuracy).
-pub(crate) fn is_solved(status: SolverStatus) -> bool {
-    matches!(status, SolverStatus::Solved | SolverStatus::AlmostSolved)
-}
-
 /// Clarabel's status as a [`SolveStatus`]: `None` when solved (the caller then checks
 /// its own residual), else `MaxIterations` or `Failed` with clarabel's reason.
 pub(crate) fn unsolved_status(status: SolverStatus) -> Option<SolveStatus> {
@@ -228,7 +223,7 @@ mod tests {
         let q = DVector::from_vec(vec![-2.0, 0.0, -1.0]);
         let sol = solve_conic_qp(&p, &q, &[Block::IceCream(0.5)], 1e-10, 100);
         let Ok(sol) = sol else { panic!("clarabel ran") };
-        assert!(is_solved(sol.status));
+        assert!(unsolved_status(sol.status).is_none());
         // Boundary ray (0.5, 0, 1) s with s = (0.5·2 + 1)/1.25 = 1.6.
         assert!((sol.x[0] - 0.8).abs() < 1e-6 && (sol.x[2] - 1.6).abs() < 1e-6);
     }

@@ -24,6 +24,7 @@ pub mod ncp_pgs;
 pub mod ncp_stagproj;
 pub mod raisim;
 pub mod raisim_corrected;
+pub mod stagproj;
 pub(crate) mod support;
 
 use std::fmt;
