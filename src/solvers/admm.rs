@@ -111,11 +111,13 @@ impl AdmmParams {
     }
 }
 
-/// What an ADMM solver keeps between solves: the factor and the last ρ.
+/// What an ADMM solver keeps between solves: the factor, the last ρ and the last dual
+/// variable `z` (with the problem size they belong to).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct AdmmState {
     factor: RegularizedCholesky,
     last_rho: Option<(usize, f64)>,
+    last_dual: Option<DVector<f64>>,
 }
 
 impl AdmmState {
@@ -258,7 +260,11 @@ pub(crate) fn solve_admm(
     let mut x = warm_start.cloned().unwrap_or_else(|| DVector::zeros(dim));
     let mut y = DVector::zeros(dim);
     project_primal(problem, &x, &mut y);
-    let mut z = initial_dual(problem, &y, de_saxce);
+    // A warm start keeps the previous dual variable, as Pinocchio does.
+    let mut z = match (warm_start, state.last_dual.take()) {
+        (Some(_), Some(z)) if z.len() == dim => z,
+        _ => initial_dual(problem, &y, de_saxce),
+    };
     let mut s = DVector::zeros(dim);
     let mut rhs = DVector::zeros(dim);
     let mut x_relaxed = DVector::zeros(dim);
@@ -269,8 +275,18 @@ pub(crate) fn solve_admm(
     let mut status = SolveStatus::MaxIterations;
     let mut residual = f64::INFINITY;
     let mut iterations = 0;
+    if warm_start.is_some() {
+        // A warm start that already meets the tolerance is returned as it is.
+        residual = model.eval(problem, &y, &problem.velocity(&y));
+        if residual <= settings.eps_abs {
+            status = SolveStatus::Converged;
+        }
+    }
 
     for k in 1..=settings.max_iter {
+        if status.is_converged() {
+            break;
+        }
         iterations = k;
         let penalty = params.tau * rho;
         let prox = params.mu_prox + penalty;
@@ -329,6 +345,7 @@ pub(crate) fn solve_admm(
         residual = model.eval(problem, &y, &problem.velocity(&y));
     }
     state.last_rho = Some((dim, rho));
+    state.last_dual = Some(z);
     Ok(SolveReport::finish(
         problem, y, status, iterations, residual, start, history,
     ))

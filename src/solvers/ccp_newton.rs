@@ -323,6 +323,12 @@ impl ContactSolver for CcpNewtonSolver {
                 break;
             }
             let lambda_step = relative_step(&next_lambda, &lambda);
+            if lambda_step == 0.0 {
+                status = SolveStatus::Failed(format!(
+                    "stalled at iteration {k}: the Newton step no longer changes λ (soft CCP residual {residual:e})"
+                ));
+                break;
+            }
             w = next_w;
             lambda = next_lambda;
             cost = next_cost;

@@ -207,9 +207,9 @@ pub(crate) fn unsolved_status(status: SolverStatus) -> Option<SolveStatus> {
 }
 
 /// Clarabel's gap/feasibility tolerance for a target `eps_abs` on the model residual:
-/// a hundredth of it, kept within `[1e-12, 1e-8]` (clarabel's default is `1e-8`).
+/// a thousandth of it, kept within `[1e-12, 1e-8]` (clarabel's default is `1e-8`).
 pub(crate) fn interior_point_tolerance(eps_abs: f64) -> f64 {
-    (0.01 * eps_abs).clamp(1e-12, 1e-8)
+    (1e-3 * eps_abs).clamp(1e-12, 1e-8)
 }
 
 #[cfg(test)]

@@ -22,7 +22,7 @@
 //! the warm start, or `s = 0`), a fixed-point iteration on the pyramid's analogue of the
 //! de Saxcé correction, and stops on the LCP residual (design.md §5) below `eps_abs`, or
 //! on the relative step below `eps_rel`, after at most `max_iter` QPs. `iterations`
-//! counts QPs. Each QP is solved to `eps_abs / 100` (within `[1e-12, 1e-8]`), with at most
+//! counts QPs. Each QP is solved to `eps_abs / 1000` (within `[1e-12, 1e-8]`), with at most
 //! `qp_max_iter` interior-point iterations.
 
 use std::time::Instant;

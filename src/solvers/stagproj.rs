@@ -14,7 +14,7 @@
 //! `D_i` is the disk `‖λ_T^i‖₂ ≤ μ_i λ_N^i` for the NCP and the square
 //! `‖λ_T^i‖_∞ ≤ μ_i λ_N^i` for the LCP (pyramid). A fixed point satisfies Signorini and the
 //! maximum dissipation principle: it solves the NCP (resp. the LCP). Each QP is solved by
-//! clarabel (interior point) to `eps_abs / 100` (within `[1e-12, 1e-8]`), with at most
+//! clarabel (interior point) to `eps_abs / 1000` (within `[1e-12, 1e-8]`), with at most
 //! `qp_max_iter` interior-point iterations. The outer loop stops on the model's residual
 //! (NCP criterion or LCP residual) below `eps_abs`, or on the relative step of `λ` below
 //! `eps_rel`, after at most `max_iter` outer iterations; `iterations` counts outer
