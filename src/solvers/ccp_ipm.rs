@@ -2,7 +2,7 @@
 //! point method, the reference CCP solution.
 //!
 //! `min ½ λᵀ(G + R)λ + gᵀλ` over `λ ∈ ×K_μ`, each friction cone written as the
-//! second-order cone on `(μ λ_N, λ_T)` (see [`super::conic`]). Clarabel runs to a gap and
+//! second-order cone on `(μ λ_N, λ_T)` (see `solvers/conic.rs`). Clarabel runs to a gap and
 //! feasibility tolerance of `eps_abs / 1000` (within `[1e-12, 1e-8]`), with at most
 //! `max_iter` interior-point iterations; `iterations` counts them. The result is
 //! `Converged` only if clarabel solved the problem and the CCP residual is below
