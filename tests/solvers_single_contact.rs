@@ -153,3 +153,24 @@ fn ccp_newton_solves_the_soft_problem() {
         assert_close(SolverId::CcpNewton, "lambda", &r.lambda, want, 1e-8);
     }
 }
+
+#[test]
+fn frictionless_contact_slides_freely() {
+    // μ = 0, g = (2, 0, −1): λ = (0, 0, 1), c = (2, 0, 0) for every model.
+    let Ok(p) = single_contact(0.0, Matrix3::identity(), Vector3::new(2.0, 0.0, -1.0)) else {
+        panic!("valid frictionless problem");
+    };
+    for id in HARD_SOLVERS {
+        let r = solve(id, &p);
+        assert_close(id, "lambda", &r.lambda, [0.0, 0.0, 1.0], 1e-6);
+        assert_close(id, "velocity", &r.velocity, [2.0, 0.0, 0.0], 1e-6);
+    }
+    let r = solve(SolverId::CcpNewton, &p);
+    assert_close(
+        SolverId::CcpNewton,
+        "lambda",
+        &r.lambda,
+        [0.0, 0.0, 1.0 / 1.001],
+        1e-8,
+    );
+}
