@@ -9,10 +9,13 @@
 //! Solvers are named by text, with optional settings and parameters:
 //! `ncp-admm`, `ncp-admm:eps_abs=1e-8,max_iter=500,rho=1e-3` (see [`SolverSpec`]).
 
+pub mod admm;
 pub mod ccp_admm;
 pub mod ccp_ipm;
 pub mod ccp_newton;
 pub mod ccp_pgs;
+pub(crate) mod conic;
+pub(crate) mod factor;
 pub mod lcp_pgs;
 pub mod lcp_qp;
 pub mod lcp_stagproj;
@@ -21,6 +24,8 @@ pub mod ncp_pgs;
 pub mod ncp_stagproj;
 pub mod raisim;
 pub mod raisim_corrected;
+pub mod stagproj;
+pub(crate) mod support;
 
 use std::fmt;
 use std::str::FromStr;

@@ -1,0 +1,216 @@
+//! Staggered projections (paper Alg. 6; Kaufman et al. 2008), shared by lcp-stagproj and
+//! ncp-stagproj.
+//!
+//! The forces are split into normal `λ_N` (`n`) and tangential `λ_T` (`2n`) parts and two
+//! convex QPs alternate, each with the other part frozen (`G` stands for `G + R`):
+//!
+//! ```text
+//! g̃_N ← g_N + G_NT λ_T
+//! λ_N ← argmin_{λ_N ≥ 0} ½ λ_Nᵀ G_NN λ_N + g̃_Nᵀ λ_N                 (Signorini)
+//! g̃_T ← g_T + G_TN λ_N
+//! λ_T ← argmin_{λ_T^i ∈ D_i(μ_i λ_N^i)} ½ λ_Tᵀ G_TT λ_T + g̃_Tᵀ λ_T   (maximum dissipation)
+//! ```
+//!
+//! `D_i` is the disk `‖λ_T^i‖₂ ≤ μ_i λ_N^i` for the NCP and the square
+//! `‖λ_T^i‖_∞ ≤ μ_i λ_N^i` for the LCP (pyramid). A fixed point satisfies Signorini and the
+//! maximum dissipation principle: it solves the NCP (resp. the LCP). Each QP is solved by
+//! clarabel (interior point) to `eps_abs / 1000` (within `[1e-12, 1e-8]`), with at most
+//! `qp_max_iter` interior-point iterations. The outer loop stops on the model's residual
+//! (NCP criterion or LCP residual) below `eps_abs`, or on the relative step of `λ` below
+//! `eps_rel`, after at most `max_iter` outer iterations; `iterations` counts outer
+//! iterations (two QPs each). A warm start gives the first `λ_T`.
+
+use std::time::Instant;
+
+use nalgebra::{DMatrix, DVector};
+use serde::{Deserialize, Serialize};
+
+use super::conic::{interior_point_tolerance, solve_conic_qp, unsolved_status, Block};
+use super::support::{all_finite, empty_report, relative_step, ModelResidual};
+use super::{SolveReport, SolveStatus, SolverError, SolverSettings};
+use crate::problem::ContactProblem;
+
+/// Parameters of the solvers built on clarabel sub-problems (lcp-qp, the staggered
+/// projections).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SubproblemParams {
+    /// Interior-point iteration cap of each QP. Default `200` (clarabel's default).
+    pub qp_max_iter: usize,
+}
+
+impl Default for SubproblemParams {
+    fn default() -> Self {
+        Self { qp_max_iter: 200 }
+    }
+}
+
+impl SubproblemParams {
+    /// Checks the ranges; `solver` names the solver in the error.
+    pub(crate) fn validate(&self, solver: &str) -> Result<(), SolverError> {
+        if self.qp_max_iter == 0 {
+            return Err(SolverError::InvalidParameter {
+                solver: solver.to_string(),
+                message: "qp_max_iter = 0: must be at least 1".into(),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// The tangential set of the friction QP.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FrictionSet {
+    /// Disk `‖λ_T‖₂ ≤ μ λ_N` (NCP).
+    Disk,
+    /// Square `‖λ_T‖_∞ ≤ μ λ_N` (LCP).
+    Square,
+}
+
+/// Indices of the normal rows `3i + 2` and of the tangential rows `3i, 3i + 1`.
+fn split_indices(num_contacts: usize) -> (Vec<usize>, Vec<usize>) {
+    let normal = (0..num_contacts).map(|i| 3 * i + 2).collect();
+    let tangent = (0..num_contacts).flat_map(|i| [3 * i, 3 * i + 1]).collect();
+    (normal, tangent)
+}
+
+/// The sub-matrix `G[rows, cols]`.
+fn sub_matrix(g: &DMatrix<f64>, rows: &[usize], cols: &[usize]) -> DMatrix<f64> {
+    DMatrix::from_fn(rows.len(), cols.len(), |i, j| g[(rows[i], cols[j])])
+}
+
+/// The entries `x[idx]`.
+fn sub_vector(x: &DVector<f64>, idx: &[usize]) -> DVector<f64> {
+    DVector::from_fn(idx.len(), |i, _| x[idx[i]])
+}
+
+/// Runs Alg. 6 on `problem`.
+pub(crate) fn solve_staggered(
+    problem: &ContactProblem,
+    warm_start: Option<&DVector<f64>>,
+    settings: &SolverSettings,
+    params: &SubproblemParams,
+    friction: FrictionSet,
+) -> Result<SolveReport, SolverError> {
+    let start = Instant::now();
+    if let Some(lambda0) = warm_start {
+        problem.check_lambda(lambda0)?;
+    }
+    let n = problem.num_contacts();
+    if n == 0 {
+        return Ok(empty_report(problem, start, settings.record_history));
+    }
+    let model = match friction {
+        FrictionSet::Disk => ModelResidual::Ncp,
+        FrictionSet::Square => ModelResidual::Lcp,
+    };
+    let delassus = problem.effective_delassus();
+    let (normal, tangent) = split_indices(n);
+    let g_nn = sub_matrix(&delassus, &normal, &normal);
+    let g_tt = sub_matrix(&delassus, &tangent, &tangent);
+    let g_nt = sub_matrix(&delassus, &normal, &tangent);
+    let g_n = sub_vector(problem.free_velocity(), &normal);
+    let g_t = sub_vector(problem.free_velocity(), &tangent);
+    let tolerance = interior_point_tolerance(settings.eps_abs);
+    let normal_blocks = vec![Block::Nonnegative; n];
+
+    let mut lambda = DVector::zeros(3 * n);
+    let mut lambda_t = match warm_start {
+        Some(l0) => sub_vector(l0, &tangent),
+        None => DVector::zeros(2 * n),
+    };
+    let mut history = settings.record_history.then(Vec::new);
+    let mut status = SolveStatus::MaxIterations;
+    let mut residual = f64::INFINITY;
+    let mut iterations = 0;
+    for k in 1..=settings.max_iter {
+        iterations = k;
+        let lambda_prev = lambda.clone();
+        // Normal QP (Alg. 6, lines 2-3).
+        let g_n_tilde = &g_n + &g_nt * &lambda_t;
+        let normal_qp = solve_conic_qp(
+            &g_nn,
+            &g_n_tilde,
+            &normal_blocks,
+            tolerance,
+            params.qp_max_iter,
+        );
+        let lambda_n = match sub_problem_result(normal_qp, "normal", k) {
+            Ok(x) => x,
+            Err(failed) => {
+                status = failed;
+                break;
+            }
+        };
+        // Tangential QP (Alg. 6, lines 4-5).
+        let g_t_tilde = &g_t + g_nt.tr_mul(&lambda_n);
+        let friction_blocks: Vec<Block> = (0..n)
+            .map(|i| {
+                let radius = problem.mu_of(i) * lambda_n[i].max(0.0);
+                match friction {
+                    FrictionSet::Disk => Block::Disk(radius),
+                    FrictionSet::Square => Block::Box(radius),
+                }
+            })
+            .collect();
+        let friction_qp = solve_conic_qp(
+            &g_tt,
+            &g_t_tilde,
+            &friction_blocks,
+            tolerance,
+            params.qp_max_iter,
+        );
+        lambda_t = match sub_problem_result(friction_qp, "tangential", k) {
+            Ok(x) => x,
+            Err(failed) => {
+                status = failed;
+                break;
+            }
+        };
+        for i in 0..n {
+            lambda[3 * i] = lambda_t[2 * i];
+            lambda[3 * i + 1] = lambda_t[2 * i + 1];
+            lambda[3 * i + 2] = lambda_n[i];
+        }
+        residual = model.eval(problem, &lambda, &problem.velocity(&lambda));
+        if let Some(h) = history.as_mut() {
+            h.push(residual);
+        }
+        if residual <= settings.eps_abs || relative_step(&lambda, &lambda_prev) <= settings.eps_rel
+        {
+            status = SolveStatus::Converged;
+            break;
+        }
+    }
+    if !residual.is_finite() {
+        residual = model.eval(problem, &lambda, &problem.velocity(&lambda));
+    }
+    Ok(SolveReport::finish(
+        problem, lambda, status, iterations, residual, start, history,
+    ))
+}
+
+/// The minimizer of a sub-problem, or the status that ends the solve.
+fn sub_problem_result(
+    solution: Result<super::conic::ConicSolution, String>,
+    which: &str,
+    iteration: usize,
+) -> Result<DVector<f64>, SolveStatus> {
+    match solution {
+        Ok(s) if !all_finite(&s.x) => Err(SolveStatus::Failed(format!(
+            "diverged at iteration {iteration}: {which} QP returned non-finite forces"
+        ))),
+        Ok(s) => match unsolved_status(s.status) {
+            None => Ok(s.x),
+            Some(SolveStatus::MaxIterations) => Err(SolveStatus::Failed(format!(
+                "{which} QP hit qp_max_iter at iteration {iteration}"
+            ))),
+            Some(other) => Err(SolveStatus::Failed(format!(
+                "{which} QP at iteration {iteration}: {other}"
+            ))),
+        },
+        Err(reason) => Err(SolveStatus::Failed(format!(
+            "{which} QP at iteration {iteration}: {reason}"
+        ))),
+    }
+}

@@ -1,0 +1,65 @@
+//! Small pieces shared by the global solvers (ADMM, interior point, staggered projections,
+//! Newton): the model residual each one stops on, the relative step, the empty answer.
+
+use std::time::Instant;
+
+use nalgebra::DVector;
+
+use super::{SolveReport, SolveStatus};
+use crate::metrics::residuals::{ccp_residual, lcp_residual, ncp_criterion};
+use crate::problem::ContactProblem;
+
+/// The residual of a contact model (metrics/residuals.rs), evaluated at `λ` with
+/// `c = (G + R) λ + g`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ModelResidual {
+    /// NCP criterion (de Saxcé-corrected velocity, ice-cream cone).
+    Ncp,
+    /// CCP residual (ice-cream cone, uncorrected velocity).
+    Ccp,
+    /// LCP residual (pyramid, `μ‖c_T‖₁`-corrected velocity).
+    Lcp,
+}
+
+impl ModelResidual {
+    /// The residual at `λ`, given `c`.
+    pub(crate) fn eval(
+        self,
+        problem: &ContactProblem,
+        lambda: &DVector<f64>,
+        c: &DVector<f64>,
+    ) -> f64 {
+        match self {
+            ModelResidual::Ncp => ncp_criterion(problem, lambda, c),
+            ModelResidual::Ccp => ccp_residual(problem, lambda, c),
+            ModelResidual::Lcp => lcp_residual(problem, lambda, c),
+        }
+    }
+}
+
+/// `‖λ_{k+1} − λ_k‖ / max(1, ‖λ_k‖)`, the step the `eps_rel` setting bounds.
+pub(crate) fn relative_step(new: &DVector<f64>, old: &DVector<f64>) -> f64 {
+    (new - old).norm() / old.norm().max(1.0)
+}
+
+/// True when every entry is finite.
+pub(crate) fn all_finite(x: &DVector<f64>) -> bool {
+    x.iter().all(|v| v.is_finite())
+}
+
+/// The answer to a problem with zero contacts: empty `λ`, converged in 0 iterations.
+pub(crate) fn empty_report(
+    problem: &ContactProblem,
+    start: Instant,
+    record_history: bool,
+) -> SolveReport {
+    SolveReport::finish(
+        problem,
+        DVector::zeros(0),
+        SolveStatus::Converged,
+        0,
+        0.0,
+        start,
+        record_history.then(Vec::new),
+    )
+}
