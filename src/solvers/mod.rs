@@ -19,6 +19,7 @@ pub mod lcp_stagproj;
 pub mod ncp_admm;
 pub mod ncp_pgs;
 pub mod ncp_stagproj;
+mod per_contact;
 pub mod raisim;
 pub mod raisim_corrected;
 
