@@ -1,4 +1,5 @@
-//! The contact problem `(G, g, μ, R)` of design.md §3 and the friction cones.
+//! The contact problem `(G, g, μ, R)` of design.md §3, the friction cones and problem
+//! files ([`io`]).
 //!
 //! For `n` contacts, `G` is the `3n × 3n` Delassus matrix `J M⁻¹ Jᵀ`, `g` the free contact
 //! velocity `J v_f + b`, `μ` the friction coefficients and `R` an optional diagonal
@@ -7,6 +8,7 @@
 
 pub mod cones;
 pub mod generators;
+pub mod io;
 
 use nalgebra::{DMatrix, DVector, Matrix3, Vector3};
 use thiserror::Error;

@@ -13,6 +13,7 @@ pub mod ccp_admm;
 pub mod ccp_ipm;
 pub mod ccp_newton;
 pub mod ccp_pgs;
+pub mod compare;
 pub mod lcp_pgs;
 pub mod lcp_qp;
 pub mod lcp_stagproj;
