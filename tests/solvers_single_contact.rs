@@ -65,7 +65,11 @@ fn sticking_contact_stops_dead_inside_the_cone() {
     let p = problem(0.5, g, -(g * lambda_star));
     for_every_solver(&p, |id, _, report| {
         assert_close(id, "lambda", &report.lambda, lambda_star.as_slice(), 1e-7);
-        assert!(report.velocity.amax() <= 1e-7, "{id}: c = {:?}", report.velocity);
+        assert!(
+            report.velocity.amax() <= 1e-7,
+            "{id}: c = {:?}",
+            report.velocity
+        );
         let m = compute_metrics(&p, &report.lambda);
         assert_eq!(m.sliding_contacts, 0, "{id}");
         assert!(m.ncp_criterion <= 1e-7, "{id}");

@@ -125,8 +125,9 @@ pub fn ncp_residual_parts(
 /// - `dist_K(λ)` (Coulomb);
 /// - `max(0, −c_N)` and `|λ_N c_N|` (Signorini, eq. 8, which RaiSim enforces);
 /// - eq. (21): a sliding contact's tangential velocity opposes
-///   `d = λ_T + μ² λ_N G_NT / G_NN` rather than `λ_T`:
-///   `‖c_T + ‖c_T‖ d / ‖d‖‖` when `λ_N > 0` (`‖c_T‖` when `d = 0`), zero when `λ_N = 0`;
+///   `d = λ_T + μ² λ_N G_NT / G_NN` rather than `λ_T`: `‖ ‖d‖ c_T + ‖c_T‖ d ‖` (force ×
+///   velocity like `ε_c`; zero when they are opposed or either vanishes, and continuous
+///   as `λ → 0`);
 /// - a sliding contact sits on the cone's boundary: `‖c_T‖ · max(0, μ λ_N − ‖λ_T‖)`.
 ///
 /// At a sticking contact (`c = 0`) or a take-off (`λ = 0`, `c_N ≥ 0`) it is zero.
@@ -140,17 +141,8 @@ pub fn raisim_contact_residual(
     let (penetration, normal_complementarity) = signorini_contact_violation(lambda, c);
     let c_t = c.xy();
     let slip = c_t.norm();
-    let opposition = if lambda.z > 0.0 {
-        let d = raisim_friction_direction(mu, block, lambda);
-        let d_norm = d.norm();
-        if d_norm > 0.0 {
-            (c_t + d * (slip / d_norm)).norm()
-        } else {
-            slip
-        }
-    } else {
-        0.0
-    };
+    let d = raisim_friction_direction(mu, block, lambda);
+    let opposition = (c_t * d.norm() + d * slip).norm();
     let on_boundary = slip * (mu * lambda.z - lambda.xy().norm()).max(0.0);
     primal
         .max(penetration)
@@ -280,10 +272,10 @@ mod tests {
         assert!((d - nalgebra::Vector2::new(0.125, 0.5)).norm() < 1e-15);
         let raisim_c = Vector3::new(-d.x, -d.y, 0.0);
         assert!(raisim_contact_residual(mu, &block, &lambda, &raisim_c) < 1e-15);
-        // The MDP velocity (0, −1, 0) is not RaiSim's: ‖(0, −1) + (0.125, 0.5)/‖d‖‖.
+        // The MDP velocity (0, −1, 0) is not RaiSim's: ‖ ‖d‖ (0, −1) + 1 · d ‖.
         let mdp_c = Vector3::new(0.0, -1.0, 0.0);
-        let expected = (nalgebra::Vector2::new(0.0, -1.0) + d / d.norm()).norm();
+        let expected = (nalgebra::Vector2::new(0.0, -d.norm()) + d).norm();
         let r = raisim_contact_residual(mu, &block, &lambda, &mdp_c);
-        assert!((r - expected).abs() < 1e-15 && r > 0.2);
+        assert!((r - expected).abs() < 1e-15 && r > 0.1);
     }
 }
