@@ -252,3 +252,58 @@ impl<R: ContactRule + Send> ContactSolver for PerContactSolver<R> {
         solve_per_contact(&mut self.rule, &self.settings, problem, warm_start)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::problem::generators::single_contact;
+
+    /// A rule that blows up on its second sweep.
+    struct Exploding {
+        sweeps: usize,
+    }
+
+    impl ContactRule for Exploding {
+        fn prepare(&mut self, _: &SolverSettings, _: &[Matrix3<f64>]) -> Result<(), String> {
+            Ok(())
+        }
+        fn update(
+            &self,
+            _: usize,
+            _: f64,
+            _: &Matrix3<f64>,
+            lambda: &Vector3<f64>,
+            _: &Vector3<f64>,
+        ) -> Vector3<f64> {
+            if self.sweeps >= 1 {
+                Vector3::repeat(f64::INFINITY)
+            } else {
+                lambda + Vector3::new(0.0, 0.0, 1.0)
+            }
+        }
+        fn end_sweep(&mut self) {
+            self.sweeps += 1;
+        }
+        fn residual(&self, _: &ContactProblem, _: &DVector<f64>, _: &DVector<f64>) -> f64 {
+            1.0
+        }
+    }
+
+    #[test]
+    fn divergence_is_reported_with_its_iteration() {
+        let Ok(p) = single_contact(0.5, Matrix3::identity(), Vector3::new(0.0, 0.0, -1.0)) else {
+            panic!("valid problem");
+        };
+        let report = solve_per_contact(
+            &mut Exploding { sweeps: 0 },
+            &SolverSettings::default(),
+            &p,
+            None,
+        );
+        let status = report.map(|r| r.status);
+        assert_eq!(
+            status.ok(),
+            Some(SolveStatus::Failed("diverged at iteration 2".into()))
+        );
+    }
+}
