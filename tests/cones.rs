@@ -12,6 +12,7 @@ const DRAWS: usize = 5000;
 const TOL: f64 = 1e-10;
 
 type Projection = fn(f64, &Vector3<f64>) -> Vector3<f64>;
+type Membership = fn(f64, &Vector3<f64>) -> bool;
 
 /// `(name, P_K, P_{K*}, membership test of K)`.
 fn cone_pairs() -> Vec<(
