@@ -15,12 +15,7 @@ type Projection = fn(f64, &Vector3<f64>) -> Vector3<f64>;
 type Membership = fn(f64, &Vector3<f64>) -> bool;
 
 /// `(name, P_K, P_{K*}, membership test of K)`.
-fn cone_pairs() -> Vec<(
-    &'static str,
-    Projection,
-    Projection,
-    fn(f64, &Vector3<f64>) -> bool,
-)> {
+fn cone_pairs() -> Vec<(&'static str, Projection, Projection, Membership)> {
     vec![
         (
             "ice-cream",
