@@ -150,3 +150,22 @@ fn raisim_violates_the_mdp_as_eq_21_says() {
         }
     });
 }
+
+#[test]
+fn compliance_enters_every_solver_through_g_plus_r() {
+    // G = I, R = (0, 0, 1), g = (0, 0, −1): the normal row of G + R is 2, so λ_N = 0.5 and
+    // c_N = 2 · 0.5 − 1 = 0; without R the answer would be λ_N = 1.
+    let p = match contactbench::problem::ContactProblem::new(
+        nalgebra::DMatrix::identity(3, 3),
+        DVector::from_vec(vec![0.0, 0.0, -1.0]),
+        DVector::from_element(1, 0.5),
+        Some(DVector::from_vec(vec![0.0, 0.0, 1.0])),
+    ) {
+        Ok(p) => p,
+        Err(err) => panic!("{err}"),
+    };
+    for_every_solver(&p, |id, _, report| {
+        assert_close(id, "lambda", &report.lambda, &[0.0, 0.0, 0.5], 1e-7);
+        assert_close(id, "c", &report.velocity, &[0.0, 0.0, 0.0], 1e-7);
+    });
+}

@@ -88,7 +88,8 @@ pub(crate) fn solve_per_contact<R: ContactRule>(
             history,
         ));
     }
-    let delassus = problem.effective_delassus();
+    let delassus = problem.delassus();
+    let compliance = problem.compliance();
     let mut c = problem.velocity(&lambda);
     let mut previous = lambda.clone();
     for iteration in 1..=settings.max_iter {
@@ -101,6 +102,11 @@ pub(crate) fn solve_per_contact<R: ContactRule>(
                 set_contact_vector(&mut lambda, i, &new);
                 // c += (G + R)[:, i] δ_i
                 c.gemv(1.0, &delassus.columns(3 * i, 3), &delta, 1.0);
+                if let Some(r) = compliance {
+                    for k in 0..3 {
+                        c[3 * i + k] += r[3 * i + k] * delta[k];
+                    }
+                }
             }
         }
         rule.end_sweep();

@@ -9,6 +9,9 @@
 //!   on the polar angle `θ` of `λ_T` (Fig. 7);
 //!
 //! then `λ_i ← (1 − α) λ_i + α λ*`, and after each sweep `α ← γ α + (1 − γ) α_min`.
+//! Where the plane of zero normal velocity does not cut the cone in an ellipse around
+//! the starting angle (strong normal-tangential coupling, `G_NN + μ G_NT·u ≤ 0`), the
+//! sliding step falls back to the Euclidean projection of `λ_v0` on the cone.
 //! The model keeps Signorini and Coulomb but not the MDP: at a sliding solution `c_T`
 //! opposes `λ_T + μ² λ_N G_NT / G_NN` (eq. 21). Stops on RaiSim's own residual
 //! ([`crate::metrics::raisim_residual`]).
