@@ -193,6 +193,17 @@ fn missing_field_names_the_field_and_line() {
 }
 
 #[test]
+fn wrong_type_names_the_field() {
+    match read_problem(&data("string_in_g.json")) {
+        Err(e @ ProblemFileError::Json { line: 3, .. }) => {
+            assert!(e.to_string().contains("line 3, column"), "{e}");
+            assert!(e.to_string().contains(": g: invalid type"), "{e}");
+        }
+        other => panic!("expected a JSON error on line 3, got {other:?}"),
+    }
+}
+
+#[test]
 fn bad_json_gives_its_line_and_column() {
     match read_problem(&data("bad_syntax.json")) {
         Err(e @ ProblemFileError::Json { line: 4, .. }) => {

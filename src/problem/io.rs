@@ -112,7 +112,7 @@ pub struct ProblemFile {
 /// Reads and validates a problem file.
 pub fn read_problem(path: &Path) -> Result<ProblemFile, ProblemFileError> {
     let text = read_text(path)?;
-    let data: ProblemFileData = parse_json(path, &text)?;
+    let data: ProblemFileData = parse_json(path, &text).map_err(|e| name_bad_field(e, &text))?;
     let invalid = |error| ProblemFileError::Invalid {
         path: path.to_path_buf(),
         error,
@@ -235,6 +235,42 @@ fn parse_json<T: for<'de> Deserialize<'de>>(
             message,
         }
     })
+}
+
+/// serde_json names a missing or unknown field but not the field holding a value of the
+/// wrong type: find it by reading each known field on its own, and prefix it.
+fn name_bad_field(error: ProblemFileError, text: &str) -> ProblemFileError {
+    let ProblemFileError::Json {
+        path,
+        line,
+        column,
+        message,
+    } = error
+    else {
+        return error;
+    };
+    let fields = serde_json::from_str::<Map<String, Value>>(text).ok();
+    let bad = fields.as_ref().and_then(|map| {
+        map.iter().find_map(|(key, value)| {
+            let ok = match key.as_str() {
+                "G" => Vec::<Vec<f64>>::deserialize(value).is_ok(),
+                "g" | "mu" | "R" | "lambda" => Vec::<f64>::deserialize(value).is_ok(),
+                "solver" => value.is_object(),
+                _ => true,
+            };
+            (!ok).then(|| key.clone())
+        })
+    });
+    let message = match bad {
+        Some(field) => format!("{field}: {message}"),
+        None => message,
+    };
+    ProblemFileError::Json {
+        path,
+        line,
+        column,
+        message,
+    }
 }
 
 fn rows_to_matrix(path: &Path, rows: &[Vec<f64>]) -> Result<DMatrix<f64>, ProblemFileError> {
