@@ -125,3 +125,46 @@ fn ncp_pgs_reaches_1e_8_on_well_conditioned_problems() {
         assert!(criterion <= 1e-8, "seed {seed}: {criterion:.3e}");
     }
 }
+
+#[test]
+fn history_holds_the_own_residual_of_every_iteration() {
+    let p = random(0, 5, 30);
+    for id in SolverId::ALL {
+        let recording = SolverSettings {
+            record_history: true,
+            ..settings(1e-8, 500)
+        };
+        let Some(mut solver) = build_or_skip(id, &recording) else {
+            continue;
+        };
+        let r = match solver.solve(&p, None) {
+            Ok(r) => r,
+            Err(err) => panic!("{id}: {err}"),
+        };
+        let Some(history) = r.history else {
+            panic!("{id}: no history recorded");
+        };
+        assert_eq!(history.len(), r.iterations, "{id}");
+        assert_eq!(history.last().copied(), Some(r.residual), "{id}");
+    }
+}
+
+#[test]
+fn over_relaxation_keeps_the_answer() {
+    // ncp-pgs with ω = 1.3 (eq. 22) reaches the same NCP criterion on a full-rank problem.
+    let p = random(2, 4, 40);
+    let relaxed = SolverSettings {
+        over_relaxation: 1.3,
+        ..settings(1e-8, 2000)
+    };
+    let Some(mut solver) = build_or_skip(SolverId::NcpPgs, &relaxed) else {
+        return;
+    };
+    let r = match solver.solve(&p, None) {
+        Ok(r) => r,
+        Err(err) => panic!("{err}"),
+    };
+    assert!(r.status.is_converged(), "{}", r.status);
+    let c = p.velocity(&r.lambda);
+    assert!(contactbench::metrics::ncp_criterion(&p, &r.lambda, &c) <= 1e-8);
+}

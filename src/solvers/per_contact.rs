@@ -92,6 +92,7 @@ pub(crate) fn solve_per_contact<R: ContactRule>(
     let compliance = problem.compliance();
     let mut c = problem.velocity(&lambda);
     let mut previous = lambda.clone();
+    let mut residual = f64::NAN;
     for iteration in 1..=settings.max_iter {
         previous.copy_from(&lambda);
         for (i, block) in blocks.iter().enumerate() {
@@ -121,10 +122,13 @@ pub(crate) fn solve_per_contact<R: ContactRule>(
                 history,
             ));
         }
-        let mut residual = rule.residual(problem, &lambda, &c);
+        residual = rule.residual(problem, &lambda, &c);
         let step = relative_step(&lambda, &previous);
-        if residual <= settings.eps_abs || step <= settings.eps_rel {
-            // Confirm on a velocity free of accumulated round-off.
+        if residual <= settings.eps_abs
+            || step <= settings.eps_rel
+            || iteration == settings.max_iter
+        {
+            // Confirm (or report) on a velocity free of accumulated round-off.
             c = problem.velocity(&lambda);
             residual = rule.residual(problem, &lambda, &c);
         }
@@ -158,7 +162,6 @@ pub(crate) fn solve_per_contact<R: ContactRule>(
             ));
         }
     }
-    let residual = rule.residual(problem, &lambda, &problem.velocity(&lambda));
     Ok(SolveReport::finish(
         problem,
         lambda,
