@@ -93,3 +93,34 @@ fn per_contact_methods_fail_on_a_heavy_cube_over_a_light_one() {
         );
     }
 }
+
+#[test]
+fn raisim_relaxation_decay_slows_convergence() {
+    // Alg. 4 with ContactBench's defaults lets α decay from 1 to α_min = 0.1 (γ = 0.99):
+    // on a 20-contact random problem it does not reach 1e-6 in 1000 sweeps, while the
+    // same solver with α held at 1 (α_min = 1) does.
+    let p = valid(contactbench::problem::generators::random_problem(
+        20, 20, 72,
+    ));
+    let mut results = Vec::new();
+    for spec in ["raisim:eps_abs=1e-6", "raisim:eps_abs=1e-6,alpha_min=1"] {
+        let solver = spec
+            .parse::<contactbench::solvers::SolverSpec>()
+            .and_then(|s| s.build());
+        let Ok(mut solver) = solver else {
+            println!("note: skipping {spec}: not buildable on this branch");
+            return;
+        };
+        let report = match solver.solve(&p, None) {
+            Ok(r) => r,
+            Err(err) => panic!("{spec}: {err}"),
+        };
+        println!(
+            "{spec}: {} after {} sweeps",
+            report.status, report.iterations
+        );
+        results.push(report);
+    }
+    assert!(!results[0].status.is_converged());
+    assert!(results[1].status.is_converged(), "{}", results[1].status);
+}
