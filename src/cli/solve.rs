@@ -1,12 +1,198 @@
-//! `contactbench solve` (placeholder until the command lands).
+//! `contactbench solve PROBLEM.json --solver SPEC [--eps-abs X] [--max-iter N]
+//! [--warm-start LAMBDA.json] [--all] [--json]`: solve a problem file with one solver (or
+//! every built-in one) and print the answer with every metric.
 
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::PathBuf;
 use std::process::ExitCode;
+
+use anyhow::{bail, Context};
+use contactbench::problem::io::{read_lambda, read_problem};
+use contactbench::solvers::compare::{
+    builtin_solvers, compare, comparison_table, format_duration, model_name, RunOutcome, SolverRun,
+};
+use contactbench::solvers::{SolverSettings, SolverSpec};
+use serde_json::json;
 
 /// Arguments of `contactbench solve`.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// The problem file (JSON with `G`, `g`, `mu`, optional `R`, `lambda`, `solver`).
+    problem: PathBuf,
+    /// Solver and settings, e.g. `ncp-pgs` or `raisim:alpha=0.5,eps_abs=1e-8`. Defaults
+    /// to the file's `solver` entry.
+    #[arg(long, conflicts_with = "all")]
+    solver: Option<String>,
+    /// Absolute tolerance on each solver's own residual (overrides the spec).
+    #[arg(long)]
+    eps_abs: Option<f64>,
+    /// Iteration cap (overrides the spec).
+    #[arg(long)]
+    max_iter: Option<usize>,
+    /// Initial forces: a JSON array of 3n numbers or an object with `lambda`.
+    #[arg(long)]
+    warm_start: Option<PathBuf>,
+    /// Run every built-in solver and print a comparison table.
+    #[arg(long)]
+    all: bool,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+}
 
-/// Runs the command.
-pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("contactbench solve is not implemented yet")
+/// Runs the command. Exit code 0 when every solver that was asked for converged (with
+/// `--all`, when the problem could be solved at all); 2 otherwise.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let file = read_problem(&args.problem)?;
+    let problem = file.problem;
+    let warm_start = match &args.warm_start {
+        Some(path) => {
+            let lambda = read_lambda(path)?;
+            problem
+                .check_lambda(&lambda)
+                .with_context(|| format!("warm start {}", path.display()))?;
+            Some(lambda)
+        }
+        None => None,
+    };
+    let candidates = if args.all {
+        let mut settings = SolverSettings::default();
+        override_settings(&mut settings, &args);
+        settings.validate()?;
+        builtin_solvers(&settings)
+    } else {
+        let mut spec = match (&args.solver, file.solver) {
+            (Some(text), _) => text.parse::<SolverSpec>()?,
+            (None, Some(map)) => SolverSpec::from_map(map)
+                .with_context(|| format!("{}: solver", args.problem.display()))?,
+            (None, None) => bail!(
+                "no solver: give --solver SPEC or --all (or a `solver` entry in {})",
+                args.problem.display()
+            ),
+        };
+        override_settings(&mut spec.settings, &args);
+        vec![(spec.id.to_string(), spec.build())]
+    };
+    let runs = compare(candidates, &problem, warm_start.as_ref());
+    let text = if args.json {
+        let value = json!({
+            "problem": args.problem.display().to_string(),
+            "contacts": problem.num_contacts(),
+            "solvers": runs,
+        });
+        serde_json::to_string_pretty(&value)? + "\n"
+    } else if args.all {
+        format!(
+            "{}: {} contacts\n\n{}",
+            args.problem.display(),
+            problem.num_contacts(),
+            comparison_table(&runs)
+        )
+    } else {
+        runs.iter()
+            .map(|run| describe(&args.problem, problem.num_contacts(), run))
+            .collect()
+    };
+    print_stdout(&text)?;
+    let all_converged = runs
+        .iter()
+        .all(|r| r.solved().is_some_and(|s| s.status.is_converged()));
+    Ok(if args.all || all_converged {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(2)
+    })
+}
+
+/// Writes to stdout; a closed pipe (`| head`) is not an error.
+fn print_stdout(text: &str) -> anyhow::Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(()),
+    }
+}
+
+fn override_settings(settings: &mut SolverSettings, args: &Args) {
+    if let Some(eps) = args.eps_abs {
+        settings.eps_abs = eps;
+    }
+    if let Some(max_iter) = args.max_iter {
+        settings.max_iter = max_iter;
+    }
+}
+
+/// The human-readable report of one solver: result, then every metric.
+fn describe(path: &std::path::Path, contacts: usize, run: &SolverRun) -> String {
+    let mut out = String::new();
+    let model = run.model.map_or("-".to_string(), model_name);
+    let _ = writeln!(out, "problem: {} ({contacts} contacts)", path.display());
+    let _ = writeln!(out, "solver:  {} (model {model})", run.solver);
+    let r = match &run.outcome {
+        RunOutcome::Solved(r) => r,
+        RunOutcome::Error { error } => {
+            let _ = writeln!(out, "error:   {error}");
+            return out;
+        }
+    };
+    let _ = writeln!(
+        out,
+        "status:  {} after {} iterations, {} (own residual {:.3e})",
+        r.status,
+        r.iterations,
+        format_duration(r.solve_time),
+        r.residual
+    );
+    let _ = writeln!(
+        out,
+        "\n{:>7} {:>12} {:>12} {:>12}   {:>12} {:>12} {:>12}",
+        "contact", "lambda_t1", "lambda_t2", "lambda_n", "c_t1", "c_t2", "c_n"
+    );
+    for i in 0..contacts {
+        let _ = writeln!(
+            out,
+            "{i:>7} {:>12.5e} {:>12.5e} {:>12.5e}   {:>12.5e} {:>12.5e} {:>12.5e}",
+            r.lambda[3 * i],
+            r.lambda[3 * i + 1],
+            r.lambda[3 * i + 2],
+            r.c[3 * i],
+            r.c[3 * i + 1],
+            r.c[3 * i + 2]
+        );
+    }
+    let m = &r.metrics;
+    let _ = writeln!(out, "\nmetrics (worst contact):");
+    let rows = [
+        ("primal_feasibility", m.primal_feasibility),
+        ("dual_feasibility", m.dual_feasibility),
+        ("complementarity", m.complementarity),
+        ("ncp_criterion", m.ncp_criterion),
+        ("ccp_residual", m.ccp_residual),
+        ("lcp_residual", m.lcp_residual),
+        ("raisim_residual", m.raisim_residual),
+        (
+            "signorini_violation |lambda_N c_N|",
+            m.signorini_violation.complementarity,
+        ),
+        (
+            "signorini_violation max(0, -c_N)",
+            m.signorini_violation.penetration_velocity,
+        ),
+        ("mdp_violation", m.mdp_violation),
+    ];
+    for (name, value) in rows {
+        let _ = writeln!(out, "  {name:<36} {value:.3e}");
+    }
+    let _ = writeln!(out, "  {:<36} {}", "sliding contacts", m.sliding_contacts);
+    let internal = m
+        .internal_forces
+        .map_or("- (no J in a problem file)".to_string(), |f| {
+            format!("{f:.3e}")
+        });
+    let _ = writeln!(out, "  {:<36} {internal}", "internal_forces");
+    out
 }

@@ -1,4 +1,5 @@
-//! The contact problem `(G, g, μ, R)` of design.md §3 and the friction cones.
+//! The contact problem `(G, g, μ, R)` of design.md §3, the friction cones and problem
+//! files ([`io`]).
 //!
 //! For `n` contacts, `G` is the `3n × 3n` Delassus matrix `J M⁻¹ Jᵀ`, `g` the free contact
 //! velocity `J v_f + b`, `μ` the friction coefficients and `R` an optional diagonal
@@ -8,8 +9,9 @@
 pub mod build;
 pub mod cones;
 pub mod generators;
+pub mod io;
 
-use nalgebra::{DMatrix, DVector, Vector3};
+use nalgebra::{DMatrix, DVector, Matrix3, Vector3};
 use thiserror::Error;
 
 /// Why a contact problem was refused.
@@ -180,6 +182,18 @@ impl ContactProblem {
             }
         }
         m
+    }
+
+    /// The `3 × 3` diagonal block of `G + R` for contact `i` (the matrix per-contact
+    /// solvers work with). Panics if `i ≥ n`.
+    pub fn diagonal_block(&self, i: usize) -> Matrix3<f64> {
+        let mut block: Matrix3<f64> = self.delassus.fixed_view::<3, 3>(3 * i, 3 * i).into_owned();
+        if let Some(r) = &self.compliance {
+            for k in 0..3 {
+                block[(k, k)] += r[3 * i + k];
+            }
+        }
+        block
     }
 
     /// Contact velocity `c = (G + R) λ + g`.

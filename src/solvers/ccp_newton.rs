@@ -24,7 +24,7 @@
 //! compliance, `r_T = α (A_t1t1 + A_t2t2) / 2`, and `r_N = α A_nn` (each floored at
 //! `1e-9 max diag A`); the default `α = 1e-3` is measured in the README. The solver stops
 //! on the CCP residual of the soft problem (the velocity includes `R_soft λ`) below
-//! `eps_abs`, or on the relative step of `λ` below `eps_rel`; `residual` is that soft
+//! `eps_abs` (a relative step of `λ` below `eps_rel` first is a stall); `residual` is that soft
 //! residual. The returned `velocity` is the problem's own `(G + R)λ + g`: the hard CCP
 //! residual of a ccp-newton answer is of the order of `R_soft λ`, not zero. A warm start
 //! `λ0` starts from `w = Fᵀ λ0`. `F` is kept between solves while `A` is unchanged.
@@ -35,7 +35,7 @@ use nalgebra::{DMatrix, DVector, Matrix3, Vector3};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::support::{all_finite, empty_report, relative_step};
+use super::support::{all_finite, empty_report, relative_step, stopping_status};
 use super::{
     parse_params, ContactModel, ContactSolver, SolveReport, SolveStatus, SolverError, SolverId,
     SolverSettings,
@@ -336,8 +336,8 @@ impl ContactSolver for CcpNewtonSolver {
             if let Some(h) = history.as_mut() {
                 h.push(residual);
             }
-            if residual <= self.settings.eps_abs || lambda_step <= self.settings.eps_rel {
-                status = SolveStatus::Converged;
+            if let Some(stop) = stopping_status(residual, lambda_step, &self.settings, k) {
+                status = stop;
                 break;
             }
         }

@@ -21,7 +21,7 @@
 //! exact QPs, each with `s` computed from the previous solution (the first with `s` from
 //! the warm start, or `s = 0`), a fixed-point iteration on the pyramid's analogue of the
 //! de Saxcé correction, and stops on the LCP residual (design.md §5) below `eps_abs`, or
-//! on the relative step below `eps_rel`, after at most `max_iter` QPs. `iterations`
+//! reports a stall when the relative step falls below `eps_rel` first, after at most `max_iter` QPs. `iterations`
 //! counts QPs. Each QP is solved to `eps_abs / 1000` (within `[1e-12, 1e-8]`), with at most
 //! `qp_max_iter` interior-point iterations.
 
@@ -32,7 +32,7 @@ use serde_json::{Map, Value};
 
 use super::conic::{interior_point_tolerance, solve_conic_qp, unsolved_status, Block};
 use super::stagproj::SubproblemParams;
-use super::support::{all_finite, empty_report, relative_step, ModelResidual};
+use super::support::{all_finite, empty_report, relative_step, stopping_status, ModelResidual};
 use super::{
     parse_params, ContactModel, ContactSolver, SolveReport, SolveStatus, SolverError, SolverId,
     SolverSettings,
@@ -139,8 +139,8 @@ impl ContactSolver for LcpQpSolver {
             if let Some(h) = history.as_mut() {
                 h.push(residual);
             }
-            if residual <= self.settings.eps_abs || step <= self.settings.eps_rel {
-                status = SolveStatus::Converged;
+            if let Some(stop) = stopping_status(residual, step, &self.settings, k) {
+                status = stop;
                 break;
             }
         }

@@ -14,6 +14,7 @@ pub mod ccp_admm;
 pub mod ccp_ipm;
 pub mod ccp_newton;
 pub mod ccp_pgs;
+pub mod compare;
 pub(crate) mod conic;
 pub(crate) mod factor;
 pub mod lcp_pgs;
@@ -22,6 +23,7 @@ pub mod lcp_stagproj;
 pub mod ncp_admm;
 pub mod ncp_pgs;
 pub mod ncp_stagproj;
+mod per_contact;
 pub mod raisim;
 pub mod raisim_corrected;
 pub mod stagproj;
@@ -75,9 +77,6 @@ pub enum SolverError {
     /// The warm start (or another input) does not fit the problem.
     #[error(transparent)]
     Problem(#[from] ProblemError),
-    /// The solver is registered but not built yet.
-    #[error("solver {0} is not implemented yet")]
-    NotImplemented(&'static str),
 }
 
 /// The contact model a solver solves: which cone and which residual are its own.
@@ -171,7 +170,8 @@ impl SolverSettings {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "status", content = "reason", rename_all = "snake_case")]
 pub enum SolveStatus {
-    /// The solver's own residual went below `eps_abs` (or the step below `eps_rel`).
+    /// The solver's own residual went below `eps_abs`. (A step below `eps_rel` with the
+    /// residual still above `eps_abs` is a stall: [`SolveStatus::Failed`].)
     Converged,
     /// `max_iter` was reached first.
     MaxIterations,

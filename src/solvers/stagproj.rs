@@ -16,8 +16,8 @@
 //! maximum dissipation principle: it solves the NCP (resp. the LCP). Each QP is solved by
 //! clarabel (interior point) to `eps_abs / 1000` (within `[1e-12, 1e-8]`), with at most
 //! `qp_max_iter` interior-point iterations. The outer loop stops on the model's residual
-//! (NCP criterion or LCP residual) below `eps_abs`, or on the relative step of `λ` below
-//! `eps_rel`, after at most `max_iter` outer iterations; `iterations` counts outer
+//! (NCP criterion or LCP residual) below `eps_abs` (a relative step of `λ` below `eps_rel`
+//! first is a stall), after at most `max_iter` outer iterations; `iterations` counts outer
 //! iterations (two QPs each). A warm start gives the first `λ_T`.
 
 use std::time::Instant;
@@ -26,7 +26,7 @@ use nalgebra::{DMatrix, DVector};
 use serde::{Deserialize, Serialize};
 
 use super::conic::{interior_point_tolerance, solve_conic_qp, unsolved_status, Block};
-use super::support::{all_finite, empty_report, relative_step, ModelResidual};
+use super::support::{all_finite, empty_report, relative_step, stopping_status, ModelResidual};
 use super::{SolveReport, SolveStatus, SolverError, SolverSettings};
 use crate::problem::ContactProblem;
 
@@ -176,9 +176,9 @@ pub(crate) fn solve_staggered(
         if let Some(h) = history.as_mut() {
             h.push(residual);
         }
-        if residual <= settings.eps_abs || relative_step(&lambda, &lambda_prev) <= settings.eps_rel
-        {
-            status = SolveStatus::Converged;
+        let step = relative_step(&lambda, &lambda_prev);
+        if let Some(stop) = stopping_status(residual, step, settings, k) {
+            status = stop;
             break;
         }
     }

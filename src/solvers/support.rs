@@ -1,11 +1,11 @@
-//! Small pieces shared by the global solvers (ADMM, interior point, staggered projections,
-//! Newton): the model residual each one stops on, the relative step, the empty answer.
+//! Small pieces shared by every solver: the model residual each one stops on, the relative
+//! step and the stopping rule, the empty answer.
 
 use std::time::Instant;
 
 use nalgebra::DVector;
 
-use super::{SolveReport, SolveStatus};
+use super::{SolveReport, SolveStatus, SolverSettings};
 use crate::metrics::residuals::{ccp_residual, lcp_residual, ncp_criterion};
 use crate::problem::ContactProblem;
 
@@ -38,8 +38,35 @@ impl ModelResidual {
 }
 
 /// `‖λ_{k+1} − λ_k‖ / max(1, ‖λ_k‖)`, the step the `eps_rel` setting bounds.
+/// Allocation-free: it runs once per iteration of every solver.
 pub(crate) fn relative_step(new: &DVector<f64>, old: &DVector<f64>) -> f64 {
-    (new - old).norm() / old.norm().max(1.0)
+    let squared: f64 = new
+        .iter()
+        .zip(old.iter())
+        .map(|(a, b)| (a - b) * (a - b))
+        .sum();
+    squared.sqrt() / old.norm().max(1.0)
+}
+
+/// The stopping rule every solver shares: converged when the own residual is below
+/// `eps_abs`; a stall ([`SolveStatus::Failed`]) when the relative step falls below
+/// `eps_rel` first; `None` to go on.
+pub(crate) fn stopping_status(
+    residual: f64,
+    step: f64,
+    settings: &SolverSettings,
+    iteration: usize,
+) -> Option<SolveStatus> {
+    if residual <= settings.eps_abs {
+        Some(SolveStatus::Converged)
+    } else if step <= settings.eps_rel {
+        Some(SolveStatus::Failed(format!(
+            "stalled at iteration {iteration}: relative step {step:.3e} <= eps_rel \
+             with residual {residual:.3e} > eps_abs"
+        )))
+    } else {
+        None
+    }
 }
 
 /// True when every entry is finite.

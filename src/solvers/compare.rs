@@ -1,0 +1,226 @@
+//! Runs a list of solvers on one problem and measures every answer with the same metrics
+//! (design.md §5). Used by `contactbench solve`, the examples and the simulation; a
+//! user's own [`ContactSolver`] goes through the same path as the built-in ones.
+
+use std::fmt::Write as _;
+
+use nalgebra::DVector;
+use serde::Serialize;
+use serde_json::Map;
+
+use super::{ContactModel, ContactSolver, SolveStatus, SolverError, SolverId, SolverSettings};
+use crate::metrics::{compute_metrics, ProblemMetrics};
+use crate::problem::ContactProblem;
+
+/// One solver's answer and its metrics.
+#[derive(Debug, Clone, Serialize)]
+pub struct SolvedRun {
+    /// How the solve ended (`status`, and `reason` when it failed).
+    #[serde(flatten)]
+    pub status: SolveStatus,
+    /// Iterations performed.
+    pub iterations: usize,
+    /// Wall time of the solve (s).
+    pub solve_time: f64,
+    /// The solver's own model residual at exit.
+    pub residual: f64,
+    /// Forces `λ` (`3n`, `[t1, t2, n]` per contact).
+    pub lambda: Vec<f64>,
+    /// Contact velocity `c = (G + R) λ + g` (`3n`).
+    pub c: Vec<f64>,
+    /// Every metric of the answer, under the names of design.md §5.
+    pub metrics: ProblemMetrics,
+    /// The own residual per iteration, when recorded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub history: Option<Vec<f64>>,
+}
+
+/// What happened to one solver.
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum RunOutcome {
+    /// It ran (converged or not: see the status).
+    Solved(Box<SolvedRun>),
+    /// It could not be built or refused the input.
+    Error {
+        /// Why.
+        error: String,
+    },
+}
+
+/// One row of a comparison.
+#[derive(Debug, Clone, Serialize)]
+pub struct SolverRun {
+    /// The solver's name.
+    pub solver: String,
+    /// The model it solves, when it could be built.
+    pub model: Option<ContactModel>,
+    /// Its answer or its error.
+    #[serde(flatten)]
+    pub outcome: RunOutcome,
+}
+
+impl SolverRun {
+    /// The answer, if the solver ran.
+    pub fn solved(&self) -> Option<&SolvedRun> {
+        match &self.outcome {
+            RunOutcome::Solved(run) => Some(run),
+            RunOutcome::Error { .. } => None,
+        }
+    }
+}
+
+/// A solver to compare, or the error that prevented building it.
+pub type Candidate = (String, Result<Box<dyn ContactSolver>, SolverError>);
+
+/// Every built-in solver of [`SolverId::ALL`] with the given settings and default
+/// parameters.
+pub fn builtin_solvers(settings: &SolverSettings) -> Vec<Candidate> {
+    SolverId::ALL
+        .iter()
+        .map(|id| (id.to_string(), id.build(settings.clone(), &Map::new())))
+        .collect()
+}
+
+/// Solves `problem` with `solver` from `warm_start` and measures the answer.
+pub fn run_solver(
+    solver: &mut dyn ContactSolver,
+    problem: &ContactProblem,
+    warm_start: Option<&DVector<f64>>,
+) -> SolverRun {
+    let outcome = match solver.solve(problem, warm_start) {
+        Ok(report) => {
+            let metrics = compute_metrics(problem, &report.lambda);
+            RunOutcome::Solved(Box::new(SolvedRun {
+                status: report.status,
+                iterations: report.iterations,
+                solve_time: report.solve_time.as_secs_f64(),
+                residual: report.residual,
+                lambda: report.lambda.iter().copied().collect(),
+                c: report.velocity.iter().copied().collect(),
+                metrics,
+                history: report.history,
+            }))
+        }
+        Err(err) => RunOutcome::Error {
+            error: err.to_string(),
+        },
+    };
+    SolverRun {
+        solver: solver.name().to_string(),
+        model: Some(solver.model()),
+        outcome,
+    }
+}
+
+/// Runs every candidate on `problem`; a candidate that failed to build or run is a row
+/// with its error, and the others go on.
+pub fn compare(
+    candidates: Vec<Candidate>,
+    problem: &ContactProblem,
+    warm_start: Option<&DVector<f64>>,
+) -> Vec<SolverRun> {
+    candidates
+        .into_iter()
+        .map(|(name, built)| match built {
+            Ok(mut solver) => run_solver(solver.as_mut(), problem, warm_start),
+            Err(err) => SolverRun {
+                solver: name,
+                model: None,
+                outcome: RunOutcome::Error {
+                    error: err.to_string(),
+                },
+            },
+        })
+        .collect()
+}
+
+/// A plain-text table of a comparison: status, iterations, time, own residual and the
+/// main metrics per solver.
+pub fn comparison_table(runs: &[SolverRun]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{:<18} {:<7} {:<24} {:>6} {:>11} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
+        "solver",
+        "model",
+        "status",
+        "iters",
+        "time",
+        "own_res",
+        "ncp",
+        "ccp",
+        "lcp",
+        "signorini",
+        "mdp",
+        "internal"
+    );
+    for run in runs {
+        let model = run.model.map_or("-".to_string(), model_name);
+        match &run.outcome {
+            RunOutcome::Solved(r) => {
+                let m = &r.metrics;
+                let status = match &r.status {
+                    SolveStatus::Converged => "converged".to_string(),
+                    SolveStatus::MaxIterations => "max iterations".to_string(),
+                    SolveStatus::Failed(reason) => format!("failed: {reason}"),
+                };
+                let _ = writeln!(
+                    out,
+                    "{:<18} {:<7} {:<24} {:>6} {:>11} {:>9.2e} {:>9.2e} {:>9.2e} {:>9.2e} {:>9.2e} {:>9.2e} {:>9}",
+                    run.solver,
+                    model,
+                    truncate(&status, 24),
+                    r.iterations,
+                    format_duration(r.solve_time),
+                    r.residual,
+                    m.ncp_criterion,
+                    m.ccp_residual,
+                    m.lcp_residual,
+                    m.signorini_violation
+                        .complementarity
+                        .max(m.signorini_violation.penetration_velocity),
+                    m.mdp_violation,
+                    m.internal_forces
+                        .map_or("-".to_string(), |f| format!("{f:.2e}")),
+                );
+            }
+            RunOutcome::Error { error } => {
+                let _ = writeln!(out, "{:<18} {:<7} error: {error}", run.solver, model);
+            }
+        }
+    }
+    out
+}
+
+/// The model's name as in files (`lcp`, `ccp`, `raisim`, `ncp`).
+pub fn model_name(model: ContactModel) -> String {
+    match model {
+        ContactModel::Lcp => "lcp",
+        ContactModel::Ccp => "ccp",
+        ContactModel::Raisim => "raisim",
+        ContactModel::Ncp => "ncp",
+    }
+    .to_string()
+}
+
+/// A duration in seconds as µs, ms or s.
+pub fn format_duration(seconds: f64) -> String {
+    if seconds < 1e-3 {
+        format!("{:.1} µs", seconds * 1e6)
+    } else if seconds < 1.0 {
+        format!("{:.2} ms", seconds * 1e3)
+    } else {
+        format!("{seconds:.2} s")
+    }
+}
+
+fn truncate(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        text.to_string()
+    } else {
+        let mut t: String = text.chars().take(width.saturating_sub(1)).collect();
+        t.push('…');
+        t
+    }
+}

@@ -1,0 +1,289 @@
+//! The Gauss-Seidel loop shared by the per-contact solvers (Alg. 1, 2, 4, 5).
+//!
+//! Each sweep visits the contacts in order; contact `i` sees the velocity
+//! `c_i = g_i + Σ_j (G + R)_ij λ_j` produced by the current forces of every contact, and a
+//! [`ContactRule`] returns its new force `λ_i` from `c_i`, its diagonal block `(G + R)_ii`
+//! and `μ_i`. The velocity `c` is kept up to date column by column after each contact
+//! update (no allocation in the loop) and recomputed from scratch before convergence is
+//! declared, so the reported residual is the one of the returned `λ`.
+//!
+//! Stopping (shared convention): the rule's own model residual below `eps_abs`
+//! (checked after every sweep), or the relative step
+//! `‖λ_{k+1} − λ_k‖ / max(1, ‖λ_k‖)` below `eps_rel`. A step-based stop whose residual is
+//! still above `eps_abs` is reported as a stall (`Failed`), never as converged.
+
+use std::time::Instant;
+
+use nalgebra::{DVector, Matrix3, Vector2, Vector3};
+
+use super::support::{relative_step, stopping_status};
+use super::{ContactModel, ContactSolver, SolveReport, SolveStatus, SolverError, SolverSettings};
+use crate::problem::{contact_vector, set_contact_vector, ContactProblem};
+
+/// What a per-contact model does with one contact.
+pub(crate) trait ContactRule {
+    /// Called once per solve with the settings and the diagonal blocks of `G + R`, before
+    /// the first sweep. An error (e.g. a singular block the rule must invert) ends the
+    /// solve as `Failed`.
+    fn prepare(&mut self, settings: &SolverSettings, blocks: &[Matrix3<f64>])
+        -> Result<(), String>;
+
+    /// The new force of contact `i`, from its current force `lambda`, its current
+    /// velocity `c` (with every contact's current force), its block and `μ`.
+    fn update(
+        &self,
+        i: usize,
+        mu: f64,
+        block: &Matrix3<f64>,
+        lambda: &Vector3<f64>,
+        c: &Vector3<f64>,
+    ) -> Vector3<f64>;
+
+    /// Called after each sweep (RaiSim decays its relaxation factor here).
+    fn end_sweep(&mut self) {}
+
+    /// The model's own residual of `(λ, c)`.
+    fn residual(&self, problem: &ContactProblem, lambda: &DVector<f64>, c: &DVector<f64>) -> f64;
+}
+
+/// Runs the per-contact Gauss-Seidel loop with `rule` on `problem` from `warm_start`
+/// (zero forces when `None`).
+pub(crate) fn solve_per_contact<R: ContactRule>(
+    rule: &mut R,
+    settings: &SolverSettings,
+    problem: &ContactProblem,
+    warm_start: Option<&DVector<f64>>,
+) -> Result<SolveReport, SolverError> {
+    let start = Instant::now();
+    if let Some(lambda0) = warm_start {
+        problem.check_lambda(lambda0)?;
+    }
+    let n = problem.num_contacts();
+    if n == 0 {
+        return Ok(SolveReport::finish(
+            problem,
+            DVector::zeros(0),
+            SolveStatus::Converged,
+            0,
+            0.0,
+            start,
+            settings.record_history.then(Vec::new),
+        ));
+    }
+    let mut lambda = warm_start
+        .cloned()
+        .unwrap_or_else(|| DVector::zeros(problem.dim()));
+    let blocks: Vec<Matrix3<f64>> = (0..n).map(|i| problem.diagonal_block(i)).collect();
+    let mut history = settings
+        .record_history
+        .then(|| Vec::with_capacity(settings.max_iter));
+    if let Err(reason) = rule.prepare(settings, &blocks) {
+        let residual = rule.residual(problem, &lambda, &problem.velocity(&lambda));
+        return Ok(SolveReport::finish(
+            problem,
+            lambda,
+            SolveStatus::Failed(reason),
+            0,
+            residual,
+            start,
+            history,
+        ));
+    }
+    let delassus = problem.delassus();
+    let compliance = problem.compliance();
+    let mut c = problem.velocity(&lambda);
+    let mut previous = lambda.clone();
+    let mut residual = f64::NAN;
+    for iteration in 1..=settings.max_iter {
+        previous.copy_from(&lambda);
+        for (i, block) in blocks.iter().enumerate() {
+            let old = contact_vector(&lambda, i);
+            let new = rule.update(i, problem.mu_of(i), block, &old, &contact_vector(&c, i));
+            let delta = new - old;
+            if delta != Vector3::zeros() {
+                set_contact_vector(&mut lambda, i, &new);
+                // c += (G + R)[:, i] δ_i
+                c.gemv(1.0, &delassus.columns(3 * i, 3), &delta, 1.0);
+                if let Some(r) = compliance {
+                    for k in 0..3 {
+                        c[3 * i + k] += r[3 * i + k] * delta[k];
+                    }
+                }
+            }
+        }
+        rule.end_sweep();
+        if lambda.iter().any(|x| !x.is_finite()) {
+            return Ok(SolveReport::finish(
+                problem,
+                lambda,
+                SolveStatus::Failed(format!("diverged at iteration {iteration}")),
+                iteration,
+                f64::NAN,
+                start,
+                history,
+            ));
+        }
+        residual = rule.residual(problem, &lambda, &c);
+        let step = relative_step(&lambda, &previous);
+        if residual <= settings.eps_abs
+            || step <= settings.eps_rel
+            || iteration == settings.max_iter
+        {
+            // Confirm (or report) on a velocity free of accumulated round-off.
+            c = problem.velocity(&lambda);
+            residual = rule.residual(problem, &lambda, &c);
+        }
+        if let Some(h) = history.as_mut() {
+            h.push(residual);
+        }
+        if let Some(status) = stopping_status(residual, step, settings, iteration) {
+            return Ok(SolveReport::finish(
+                problem, lambda, status, iteration, residual, start, history,
+            ));
+        }
+    }
+    Ok(SolveReport::finish(
+        problem,
+        lambda,
+        SolveStatus::MaxIterations,
+        settings.max_iter,
+        residual,
+        start,
+        history,
+    ))
+}
+
+/// A step length `1 / d` guarded against a vanishing diagonal entry `d`.
+pub(crate) fn inverse_step(d: f64) -> f64 {
+    1.0 / d.max(MIN_DIAGONAL)
+}
+
+/// Smallest diagonal value used as a step denominator.
+const MIN_DIAGONAL: f64 = 1e-12;
+
+/// Alg. 1 lines 3-6 and Alg. 5 lines 3-6: a normal step `λ_N ← max(0, λ_N − ω c_N / G_NN)`,
+/// then a tangential step `λ_T ← λ_T − ω c_T / min(G_T1, G_T2)` on the velocity updated
+/// by the new `λ_N`, then `project_tangent(λ_T, μ λ_N)` (box clamp for the LCP, disk for
+/// the NCP). `ω` is the over-relaxation (eq. 22), applied to the step before projection.
+pub(crate) fn normal_then_tangential_step(
+    block: &Matrix3<f64>,
+    lambda: &Vector3<f64>,
+    c: &Vector3<f64>,
+    mu: f64,
+    omega: f64,
+    project_tangent: impl Fn(&Vector2<f64>, f64) -> Vector2<f64>,
+) -> Vector3<f64> {
+    let lambda_n = (lambda.z - omega * c.z * inverse_step(block[(2, 2)])).max(0.0);
+    let d_n = lambda_n - lambda.z;
+    let c_t = Vector2::new(c.x + block[(0, 2)] * d_n, c.y + block[(1, 2)] * d_n);
+    let tangent_step = omega * inverse_step(block[(0, 0)].min(block[(1, 1)]));
+    let lambda_t = project_tangent(&(lambda.xy() - c_t * tangent_step), mu * lambda_n);
+    Vector3::new(lambda_t.x, lambda_t.y, lambda_n)
+}
+
+/// A built-in per-contact solver: a name, a model, settings and a [`ContactRule`].
+pub(crate) struct PerContactSolver<R> {
+    name: &'static str,
+    model: ContactModel,
+    settings: SolverSettings,
+    rule: R,
+}
+
+impl<R> PerContactSolver<R> {
+    /// Wraps a rule.
+    pub(crate) fn new(
+        name: &'static str,
+        model: ContactModel,
+        settings: SolverSettings,
+        rule: R,
+    ) -> Self {
+        Self {
+            name,
+            model,
+            settings,
+            rule,
+        }
+    }
+}
+
+impl<R: ContactRule + Send> ContactSolver for PerContactSolver<R> {
+    fn name(&self) -> &str {
+        self.name
+    }
+
+    fn model(&self) -> ContactModel {
+        self.model
+    }
+
+    fn settings(&self) -> &SolverSettings {
+        &self.settings
+    }
+
+    fn settings_mut(&mut self) -> &mut SolverSettings {
+        &mut self.settings
+    }
+
+    fn solve(
+        &mut self,
+        problem: &ContactProblem,
+        warm_start: Option<&DVector<f64>>,
+    ) -> Result<SolveReport, SolverError> {
+        self.settings.validate()?;
+        solve_per_contact(&mut self.rule, &self.settings, problem, warm_start)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::problem::generators::single_contact;
+
+    /// A rule that blows up on its second sweep.
+    struct Exploding {
+        sweeps: usize,
+    }
+
+    impl ContactRule for Exploding {
+        fn prepare(&mut self, _: &SolverSettings, _: &[Matrix3<f64>]) -> Result<(), String> {
+            Ok(())
+        }
+        fn update(
+            &self,
+            _: usize,
+            _: f64,
+            _: &Matrix3<f64>,
+            lambda: &Vector3<f64>,
+            _: &Vector3<f64>,
+        ) -> Vector3<f64> {
+            if self.sweeps >= 1 {
+                Vector3::repeat(f64::INFINITY)
+            } else {
+                lambda + Vector3::new(0.0, 0.0, 1.0)
+            }
+        }
+        fn end_sweep(&mut self) {
+            self.sweeps += 1;
+        }
+        fn residual(&self, _: &ContactProblem, _: &DVector<f64>, _: &DVector<f64>) -> f64 {
+            1.0
+        }
+    }
+
+    #[test]
+    fn divergence_is_reported_with_its_iteration() {
+        let Ok(p) = single_contact(0.5, Matrix3::identity(), Vector3::new(0.0, 0.0, -1.0)) else {
+            panic!("valid problem");
+        };
+        let report = solve_per_contact(
+            &mut Exploding { sweeps: 0 },
+            &SolverSettings::default(),
+            &p,
+            None,
+        );
+        let status = report.map(|r| r.status);
+        assert_eq!(
+            status.ok(),
+            Some(SolveStatus::Failed("diverged at iteration 2".into()))
+        );
+    }
+}
