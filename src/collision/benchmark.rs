@@ -139,18 +139,23 @@ pub struct Measurement {
     pub converged: bool,
 }
 
-/// Measures one variant on one pair: iterations of one run, time averaged over `repeats`.
+/// Measures one variant on one pair: iterations of one run; time of one call as the
+/// smallest mean over three batches of `repeats` runs (robust to a busy machine).
 pub fn measure(pair: &PlacedPair, settings: &GjkSettings, repeats: usize) -> Measurement {
     let mut simplex = Simplex::default();
     let result = run_gjk(pair, settings, &mut simplex);
     let repeats = repeats.max(1);
-    let start = Instant::now();
-    for _ in 0..repeats {
-        std::hint::black_box(run_gjk(std::hint::black_box(pair), settings, &mut simplex));
+    let mut best = f64::INFINITY;
+    for _ in 0..3 {
+        let start = Instant::now();
+        for _ in 0..repeats {
+            std::hint::black_box(run_gjk(std::hint::black_box(pair), settings, &mut simplex));
+        }
+        best = best.min(start.elapsed().as_secs_f64() * 1e6 / repeats as f64);
     }
     Measurement {
         iterations: result.iterations(),
-        micros: start.elapsed().as_secs_f64() * 1e6 / repeats as f64,
+        micros: best,
         converged: !matches!(result, GjkResult::NotConverged { .. }),
     }
 }

@@ -1,0 +1,164 @@
+//! STL reading (binary and ASCII written here with stl_io), the hull, the geometry
+//! conversion with its cache, and the scene: broad phase, filter, contacts.
+
+use std::collections::HashSet;
+use std::fs::File;
+use std::path::Path;
+
+use contactbench::collision::{
+    detect_contacts, shape_from_geometry, CollisionObject, ContactSettings, ConvexHull, Core,
+    PairFilter, Shape,
+};
+use contactbench::model::GeometryShape;
+use nalgebra::{Isometry3, Vector3};
+use stl_io::{Triangle, Vector as StlVector};
+
+/// Triangles of the unit cube [0, 1]³ (12 triangles, 8 distinct vertices).
+fn cube_triangles() -> Vec<Triangle> {
+    let v = |x: f32, y: f32, z: f32| StlVector::new([x, y, z]);
+    let corners: Vec<StlVector<f32>> = (0..8)
+        .map(|i| v((i & 1) as f32, ((i >> 1) & 1) as f32, ((i >> 2) & 1) as f32))
+        .collect();
+    let quads = [
+        [0, 1, 3, 2],
+        [4, 6, 7, 5],
+        [0, 4, 5, 1],
+        [2, 3, 7, 6],
+        [0, 2, 6, 4],
+        [1, 5, 7, 3],
+    ];
+    let mut tris = Vec::new();
+    for q in quads {
+        for t in [[q[0], q[1], q[2]], [q[0], q[2], q[3]]] {
+            tris.push(Triangle {
+                normal: v(0.0, 0.0, 0.0),
+                vertices: t.map(|i| corners[i]),
+            });
+        }
+    }
+    tris
+}
+
+fn write_ascii(path: &Path, tris: &[Triangle]) {
+    let mut s = String::from("solid cube\n");
+    for t in tris {
+        s.push_str("facet normal 0 0 0\nouter loop\n");
+        for v in &t.vertices {
+            s.push_str(&format!("vertex {} {} {}\n", v[0], v[1], v[2]));
+        }
+        s.push_str("endloop\nendfacet\n");
+    }
+    s.push_str("endsolid cube\n");
+    std::fs::write(path, s).unwrap();
+}
+
+#[test]
+fn binary_and_ascii_stl_give_the_same_hull() {
+    let dir = std::env::temp_dir().join(format!("contactbench-coll-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let binary = dir.join("cube.stl");
+    let ascii = dir.join("cube_ascii.STL");
+    let tris = cube_triangles();
+    stl_io::write_stl(&mut File::create(&binary).unwrap(), tris.iter()).unwrap();
+    write_ascii(&ascii, &tris);
+    let scale = Vector3::new(2.0, 1.0, 1.0);
+    for path in [&binary, &ascii] {
+        let hull = ConvexHull::from_stl(path, &scale).unwrap();
+        assert_eq!(hull.vertices().len(), 8);
+        assert_eq!(hull.faces().len(), 12);
+        assert!((hull.centre() - Vector3::new(1.0, 0.5, 0.5)).norm() < 1e-12);
+    }
+    let g = GeometryShape::Mesh {
+        path: binary.clone(),
+        scale,
+    };
+    let s1 = shape_from_geometry(&g).unwrap();
+    let s2 = shape_from_geometry(&g).unwrap();
+    match (&s1.core, &s2.core) {
+        (Core::Hull(h1), Core::Hull(h2)) => assert!(std::sync::Arc::ptr_eq(h1, h2)),
+        _ => panic!("mesh geometry must become a hull"),
+    }
+    let missing = GeometryShape::Mesh {
+        path: dir.join("missing.stl"),
+        scale,
+    };
+    assert!(shape_from_geometry(&missing).is_err());
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn hull_of_random_cloud_contains_every_point() {
+    // Points on and inside a sphere: the hull keeps surface points only and every input
+    // point lies below every face.
+    let mut pts = Vec::new();
+    for i in 0..400 {
+        let t = i as f64 * 0.618_033_988_75;
+        let z = 1.0 - 2.0 * (i as f64 + 0.5) / 400.0;
+        let r = (1.0 - z * z).sqrt();
+        let scale = if i % 3 == 0 { 0.5 } else { 1.0 };
+        pts.push(
+            Vector3::new(
+                r * (t * std::f64::consts::TAU).cos(),
+                r * (t * std::f64::consts::TAU).sin(),
+                z,
+            ) * scale,
+        );
+    }
+    let hull = ConvexHull::from_points(&pts, "cloud").unwrap();
+    assert!(hull.vertices().len() < pts.len());
+    let v = hull.vertices();
+    for f in hull.faces() {
+        let [a, b, c] = f.map(|i| v[i as usize]);
+        let n = (b - a).cross(&(c - a)).normalize();
+        for p in &pts {
+            assert!(n.dot(&(p - a)) <= 1e-9);
+        }
+    }
+}
+
+fn object(shape: Shape, x: f64, z: f64, owner: usize) -> CollisionObject {
+    CollisionObject {
+        shape,
+        pose: Isometry3::translation(x, 0.0, z),
+        owner,
+        name: format!("object at {x}"),
+    }
+}
+
+#[test]
+fn scene_finds_ground_contacts_and_respects_filters() {
+    let ground = Shape::halfspace(Vector3::z(), 0.0).unwrap();
+    let ball = Shape::sphere(0.1).unwrap();
+    let objects = vec![
+        object(ground, 0.0, 0.0, 0),
+        object(ball.clone(), 0.0, 0.05, 1),
+        object(ball.clone(), 0.15, 0.05, 1),
+        object(ball.clone(), 5.0, 1.0, 2),
+    ];
+    let settings = ContactSettings::default();
+    let all = detect_contacts(&objects, &PairFilter::default(), &settings).unwrap();
+    let pairs: Vec<(usize, usize)> = all.iter().map(|c| (c.a, c.b)).collect();
+    assert_eq!(pairs, vec![(0, 1), (0, 2), (1, 2)]);
+    for c in &all[..2] {
+        assert!((c.contact.distance + 0.05).abs() < 1e-12);
+        assert!((c.contact.normal - Vector3::z()).norm() < 1e-12);
+    }
+    let same_owner = PairFilter {
+        skip_same_owner: true,
+        ..PairFilter::default()
+    };
+    let some = detect_contacts(&objects, &same_owner, &settings).unwrap();
+    assert_eq!(some.len(), 2);
+    let only = PairFilter {
+        allowed: Some(HashSet::from([(2, 0)])),
+        ..PairFilter::default()
+    };
+    let one = detect_contacts(&objects, &only, &settings).unwrap();
+    assert_eq!(one.len(), 1);
+    assert_eq!((one[0].a, one[0].b), (0, 2));
+    let bad = PairFilter {
+        allowed: Some(HashSet::from([(0, 9)])),
+        ..PairFilter::default()
+    };
+    assert!(detect_contacts(&objects, &bad, &settings).is_err());
+}
