@@ -6,6 +6,9 @@
 //! the cores is then exactly 0 along any normal of that flat set, which is returned as
 //! [`EpaResult::Flat`].
 
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
 use nalgebra::Vector3;
 
 use super::gjk::MinkowskiDifference;
@@ -197,7 +200,12 @@ pub fn epa(
         }
         faces.push(face);
     }
-    let mut best = closest_face(&faces);
+    let mut queue: BinaryHeap<Reverse<(OrderedDistance, usize)>> = faces
+        .iter()
+        .enumerate()
+        .map(|(i, f)| Reverse((OrderedDistance(f.distance), i)))
+        .collect();
+    let mut best = closest_face(&faces, &mut queue);
     for iteration in 1..=settings.max_iterations {
         let Some(fi) = best else {
             break;
@@ -212,8 +220,12 @@ pub fn epa(
         let witness = face_witness(&points, &faces[fi]);
         points.push(s);
         let apex = points.len() - 1;
+        let first_new = faces.len();
         expand(&points, &mut faces, apex, settings.tolerance);
-        best = closest_face(&faces);
+        for (i, f) in faces.iter().enumerate().skip(first_new) {
+            queue.push(Reverse((OrderedDistance(f.distance), i)));
+        }
+        best = closest_face(&faces, &mut queue);
         if best.is_none() {
             return penetration(witness, iteration);
         }
@@ -240,13 +252,37 @@ pub fn epa(
     }
 }
 
-fn closest_face(faces: &[Face]) -> Option<usize> {
-    faces
-        .iter()
-        .enumerate()
-        .filter(|(_, f)| f.alive)
-        .min_by(|(_, f), (_, g)| f.distance.total_cmp(&g.distance))
-        .map(|(i, _)| i)
+/// A face distance ordered by `f64::total_cmp`, for the priority queue.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct OrderedDistance(f64);
+
+impl Eq for OrderedDistance {}
+
+impl PartialOrd for OrderedDistance {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for OrderedDistance {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&other.0)
+    }
+}
+
+/// The live face closest to the origin (dead faces are dropped from the queue lazily);
+/// the face stays in the queue until it dies.
+fn closest_face(
+    faces: &[Face],
+    queue: &mut BinaryHeap<Reverse<(OrderedDistance, usize)>>,
+) -> Option<usize> {
+    while let Some(Reverse((_, i))) = queue.peek().copied() {
+        if faces[i].alive {
+            return Some(i);
+        }
+        queue.pop();
+    }
+    None
 }
 
 /// Removes the faces seen from the new point and fans the horizon to it.
@@ -271,7 +307,6 @@ fn expand(points: &[SupportPoint], faces: &mut Vec<Face>, apex: usize, tolerance
             faces.push(face);
         }
     }
-    faces.retain(|f| f.alive);
 }
 
 /// Depth, normal and witnesses of one face of the polytope.
