@@ -162,3 +162,33 @@ fn scene_finds_ground_contacts_and_respects_filters() {
     };
     assert!(detect_contacts(&objects, &bad, &settings).is_err());
 }
+
+#[test]
+fn hill_climbing_support_matches_a_linear_scan() {
+    use contactbench::collision::SupportMap;
+    let mut pts = Vec::new();
+    for i in 0..500 {
+        let t = i as f64 * 2.399_963;
+        let z = 1.0 - 2.0 * (i as f64 + 0.5) / 500.0;
+        let r = (1.0 - z * z).sqrt();
+        pts.push(Vector3::new(0.3 * r * t.cos(), 0.1 * r * t.sin(), 0.2 * z));
+    }
+    let hull = ConvexHull::from_points(&pts, "cloud").unwrap();
+    assert!(hull.vertices().len() > 32, "hill-climbing must be used");
+    let mut hint = usize::MAX;
+    for k in 0..2000 {
+        let a = k as f64 * 0.7548;
+        let b = k as f64 * 0.5698;
+        let dir = Vector3::new(a.cos() * b.sin(), a.sin() * b.sin(), b.cos());
+        let best = pts
+            .iter()
+            .map(|p| p.dot(&dir))
+            .fold(f64::NEG_INFINITY, f64::max);
+        let cold = hull.local_support(&dir).dot(&dir);
+        let warm = hull.local_support_hinted(&dir, &mut hint).dot(&dir);
+        assert!(
+            best - cold <= 1e-12 && best - warm <= 1e-12,
+            "direction {k}"
+        );
+    }
+}

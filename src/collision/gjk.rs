@@ -151,8 +151,8 @@ impl<'a> MinkowskiDifference<'a> {
             a,
             b,
             b_in_a,
-            hint_a: 0,
-            hint_b: 0,
+            hint_a: usize::MAX,
+            hint_b: usize::MAX,
         }
     }
 

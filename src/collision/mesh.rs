@@ -42,7 +42,12 @@ pub fn read_stl_vertices(
 #[derive(Debug, Clone)]
 pub struct ConvexHull {
     vertices: Vec<Vector3<f64>>,
-    neighbors: Vec<Vec<u32>>,
+    /// Vertex adjacency in compressed rows: the neighbours of vertex `i` are
+    /// `neighbors[offsets[i]..offsets[i + 1]]`.
+    offsets: Vec<u32>,
+    neighbors: Vec<u32>,
+    /// Vertices extreme along ±x, ±y, ±z: where a cold hill-climb starts.
+    axis_extremes: [u32; 6],
     faces: Vec<[u32; 3]>,
     centre: Vector3<f64>,
 }
@@ -78,7 +83,9 @@ impl ConvexHull {
             None => Ok(Self {
                 centre: box_centre(&distinct),
                 vertices: distinct,
+                offsets: Vec::new(),
                 neighbors: Vec::new(),
+                axis_extremes: [0; 6],
                 faces: Vec::new(),
             }),
         }
@@ -109,24 +116,37 @@ impl ConvexHull {
                 ]
             })
             .collect();
-        let mut neighbors = vec![Vec::new(); vertices.len()];
+        let mut adjacency: Vec<Vec<u32>> = vec![Vec::new(); vertices.len()];
         for f in &hull_faces {
             for k in 0..3 {
                 let (a, b) = (f[k], f[(k + 1) % 3]);
-                if !neighbors[a as usize].contains(&b) {
-                    neighbors[a as usize].push(b);
+                if !adjacency[a as usize].contains(&b) {
+                    adjacency[a as usize].push(b);
                 }
-                if !neighbors[b as usize].contains(&a) {
-                    neighbors[b as usize].push(a);
+                if !adjacency[b as usize].contains(&a) {
+                    adjacency[b as usize].push(a);
                 }
             }
         }
-        Self {
+        let mut offsets = vec![0_u32];
+        let mut neighbors = Vec::new();
+        for list in &adjacency {
+            neighbors.extend_from_slice(list);
+            offsets.push(neighbors.len() as u32);
+        }
+        let mut hull = Self {
             centre: box_centre(&vertices),
             vertices,
+            offsets,
             neighbors,
+            axis_extremes: [0; 6],
             faces: hull_faces,
-        }
+        };
+        hull.axis_extremes = std::array::from_fn(|k| {
+            let sign = if k % 2 == 0 { 1.0 } else { -1.0 };
+            hull.linear_support(&Vector3::ith(k / 2, sign)) as u32
+        });
+        hull
     }
 
     /// The hull's vertices (local frame, m).
@@ -162,18 +182,29 @@ impl ConvexHull {
         best
     }
 
+    /// The axis-extreme vertex best aligned with `dir`: a cold start for hill-climbing.
+    fn cold_start(&self, dir: &Vector3<f64>) -> usize {
+        let axis = dir.iamax();
+        let k = 2 * axis + usize::from(dir[axis] < 0.0);
+        self.axis_extremes[k] as usize
+    }
+
     /// Hill-climbing on the vertex graph (a local maximum of a linear function on a
     /// convex polytope's vertex graph is global). Capped at the vertex count of moves.
     fn hill_climb_support(&self, dir: &Vector3<f64>, start: usize) -> usize {
         let mut current = if start < self.vertices.len() {
             start
         } else {
-            0
+            self.cold_start(dir)
         };
         let mut value = self.vertices[current].dot(dir);
         for _ in 0..self.vertices.len() {
             let mut moved = false;
-            for &n in &self.neighbors[current] {
+            let (lo, hi) = (
+                self.offsets[current] as usize,
+                self.offsets[current + 1] as usize,
+            );
+            for &n in &self.neighbors[lo..hi] {
                 let candidate = self.vertices[n as usize].dot(dir);
                 if candidate > value {
                     value = candidate;
@@ -191,10 +222,12 @@ impl ConvexHull {
 
 impl SupportMap for ConvexHull {
     fn local_support(&self, dir: &Vector3<f64>) -> Vector3<f64> {
-        let mut hint = 0;
+        let mut hint = usize::MAX;
         self.local_support_hinted(dir, &mut hint)
     }
 
+    /// `hint` is the vertex to start from (`usize::MAX` or out of range: cold start
+    /// from the axis-extreme vertex closest to `dir`); it receives the support vertex.
     fn local_support_hinted(&self, dir: &Vector3<f64>, hint: &mut usize) -> Vector3<f64> {
         let index = if self.is_solid() && self.vertices.len() > HILL_CLIMB_MIN_VERTICES {
             self.hill_climb_support(dir, *hint)

@@ -237,7 +237,7 @@ fn ellipsoid_support(radii: &Vector3<f64>, dir: &Vector3<f64>) -> Vector3<f64> {
 impl SupportMap for Shape {
     /// Support of the core only (the inflation radius is added by the callers).
     fn local_support(&self, dir: &Vector3<f64>) -> Vector3<f64> {
-        let mut hint = 0;
+        let mut hint = usize::MAX;
         self.local_support_hinted(dir, &mut hint)
     }
 
