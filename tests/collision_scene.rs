@@ -192,3 +192,31 @@ fn hill_climbing_support_matches_a_linear_scan() {
         );
     }
 }
+
+#[test]
+fn warm_started_scene_gives_the_same_contacts() {
+    use contactbench::collision::{detect_contacts_warm, WarmStartCache};
+    let cube = Shape::cuboid(Vector3::new(0.1, 0.1, 0.1)).unwrap();
+    let ball = Shape::sphere(0.05).unwrap();
+    let objects = vec![
+        object(cube.clone(), 0.0, 0.0, 1),
+        object(ball.clone(), 0.14, 0.0, 2),
+        object(cube, 0.3, 0.0, 3),
+    ];
+    let settings = ContactSettings {
+        margin: 0.02,
+        ..ContactSettings::default()
+    };
+    let mut cache = WarmStartCache::new();
+    let cold =
+        detect_contacts_warm(&objects, &PairFilter::default(), &settings, &mut cache).unwrap();
+    assert_eq!(cache.len(), cold.len());
+    let warm =
+        detect_contacts_warm(&objects, &PairFilter::default(), &settings, &mut cache).unwrap();
+    assert_eq!(cold.len(), 2);
+    for (c, w) in cold.iter().zip(&warm) {
+        assert_eq!((c.a, c.b), (w.a, w.b));
+        assert!((c.contact.distance - w.contact.distance).abs() < 1e-9);
+        assert!(w.contact.gjk_iterations <= c.contact.gjk_iterations);
+    }
+}

@@ -34,7 +34,9 @@ pub use epa::{EpaResult, EpaSettings};
 pub use error::CollisionError;
 pub use gjk::{GjkQuery, GjkResult, GjkSettings, GjkVariant};
 pub use mesh::ConvexHull;
-pub use scene::{detect_contacts, CollisionObject, PairContact};
+pub use scene::{
+    detect_contacts, detect_contacts_warm, CollisionObject, PairContact, WarmStartCache,
+};
 pub use shape::{Core, Shape};
 pub use support::SupportMap;
 

@@ -3,7 +3,9 @@
 //! Placing a robot's geometry is the simulation layer's job:
 //! `pose = data.omi[geometry.parent_joint] * geometry.placement`.
 
-use nalgebra::Isometry3;
+use std::collections::HashMap;
+
+use nalgebra::{Isometry3, Vector3};
 
 use super::broadphase::{candidate_pairs, world_aabb, world_plane, PairFilter};
 use super::contact::{contact, Contact, ContactSettings};
@@ -34,6 +36,31 @@ pub struct PairContact {
     pub contact: Contact,
 }
 
+/// GJK warm starts kept between calls, per pair of object indices: the last separation
+/// vector of each pair that reached the narrow phase (GJK++ §IV-E: warm-starting with the
+/// previous time step).
+#[derive(Debug, Clone, Default)]
+pub struct WarmStartCache {
+    directions: HashMap<(usize, usize), Vector3<f64>>,
+}
+
+impl WarmStartCache {
+    /// An empty cache.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Number of pairs with a stored direction.
+    pub fn len(&self) -> usize {
+        self.directions.len()
+    }
+
+    /// True when no pair is stored.
+    pub fn is_empty(&self) -> bool {
+        self.directions.is_empty()
+    }
+}
+
 /// Every contact of the scene whose signed distance is at most `settings.margin`, pairs
 /// in increasing `(a, b)` order. Pairs pass the broad phase, then `filter`, then the
 /// narrow phase. Non-finite poses are errors naming the object.
@@ -41,6 +68,17 @@ pub fn detect_contacts(
     objects: &[CollisionObject],
     filter: &PairFilter,
     settings: &ContactSettings,
+) -> Result<Vec<PairContact>, CollisionError> {
+    detect_contacts_warm(objects, filter, settings, &mut WarmStartCache::new())
+}
+
+/// [`detect_contacts`] warm-started from (and updating) `cache`: keep one cache per scene
+/// across time steps, with stable object indices.
+pub fn detect_contacts_warm(
+    objects: &[CollisionObject],
+    filter: &PairFilter,
+    settings: &ContactSettings,
+    cache: &mut WarmStartCache,
 ) -> Result<Vec<PairContact>, CollisionError> {
     filter.validate(objects.len())?;
     for o in objects {
@@ -69,7 +107,19 @@ pub fn detect_contacts(
         if oi.shape.is_halfspace() && oj.shape.is_halfspace() {
             continue;
         }
-        if let Some(c) = contact(&oi.shape, &oi.pose, &oj.shape, &oj.pose, settings, None)? {
+        let warm = cache.directions.get(&(i, j)).copied();
+        let found = contact(
+            &oi.shape,
+            &oi.pose,
+            &oj.shape,
+            &oj.pose,
+            settings,
+            warm.as_ref(),
+        )?;
+        if let Some(c) = found {
+            if c.gjk_iterations > 0 {
+                cache.directions.insert((i, j), c.warm_start);
+            }
             contacts.push(PairContact {
                 a: i,
                 b: j,
