@@ -220,3 +220,54 @@ fn warm_started_scene_gives_the_same_contacts() {
         assert!(w.contact.gjk_iterations <= c.contact.gjk_iterations);
     }
 }
+
+#[test]
+fn sweep_and_prune_finds_the_same_pairs_as_brute_force() {
+    use contactbench::collision::contact;
+    let mut objects = Vec::new();
+    for i in 0..150 {
+        let x = (i as f64 * 0.618_034).fract() * 2.0;
+        let y = (i as f64 * 0.414_214).fract() * 2.0;
+        let z = (i as f64 * 0.732_051).fract() * 2.0;
+        let shape = if i % 2 == 0 {
+            Shape::sphere(0.1).unwrap()
+        } else {
+            Shape::cuboid(Vector3::new(0.08, 0.05, 0.12)).unwrap()
+        };
+        objects.push(CollisionObject {
+            shape,
+            pose: Isometry3::translation(x, y, z),
+            owner: i,
+            name: format!("object {i}"),
+        });
+    }
+    objects.push(object(
+        Shape::halfspace(Vector3::z(), 0.1).unwrap(),
+        0.0,
+        0.0,
+        999,
+    ));
+    let settings = ContactSettings {
+        margin: 0.01,
+        ..ContactSettings::default()
+    };
+    let found: Vec<(usize, usize)> = detect_contacts(&objects, &PairFilter::default(), &settings)
+        .unwrap()
+        .iter()
+        .map(|c| (c.a, c.b))
+        .collect();
+    let mut brute = Vec::new();
+    for i in 0..objects.len() {
+        for j in i + 1..objects.len() {
+            let (a, b) = (&objects[i], &objects[j]);
+            if contact(&a.shape, &a.pose, &b.shape, &b.pose, &settings, None)
+                .unwrap()
+                .is_some()
+            {
+                brute.push((i, j));
+            }
+        }
+    }
+    assert!(!brute.is_empty());
+    assert_eq!(found, brute);
+}
