@@ -136,7 +136,11 @@ fn history_holds_the_own_residual_of_every_iteration() {
             panic!("{id}: no history recorded");
         };
         // clarabel does not expose its iterates: ccp-ipm records only its final residual.
-        let expected_len = if id == SolverId::CcpIpm { 1 } else { r.iterations };
+        let expected_len = if id == SolverId::CcpIpm {
+            1
+        } else {
+            r.iterations
+        };
         assert_eq!(history.len(), expected_len, "{id}");
         assert_eq!(history.last().copied(), Some(r.residual), "{id}");
     }

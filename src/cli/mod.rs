@@ -2,6 +2,7 @@
 //! library.
 
 mod batch;
+mod collision_bench;
 mod dump;
 mod model;
 mod report;
@@ -40,6 +41,8 @@ enum Command {
     Report(report::Args),
     /// Write the contact problem of a scenario at a given step as a problem file.
     Dump(dump::Args),
+    /// GJK vanilla / Polyak / Nesterov iterations and times per distance bucket.
+    CollisionBench(collision_bench::Args),
 }
 
 /// Runs the parsed command.
@@ -53,5 +56,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Batch(args) => batch::run(args),
         Command::Report(args) => report::run(args),
         Command::Dump(args) => dump::run(args),
+        Command::CollisionBench(args) => collision_bench::run(args),
     }
 }

@@ -1,0 +1,154 @@
+//! GJK/EPA against parry3d on the same pairs: convex hulls of 240 and 1811 vertices (the
+//! sizes of GJK++ Tab. I) placed in close proximity or shallow penetration, signed distance
+//! in [−0.01, 0.01] m. 128 pairs per set, drawn once from a seeded RNG and cycled.
+//!
+//! Ids: `contact/hull{N}/{ours-vanilla,ours-polyak,ours-nesterov,parry}` (full signed
+//! distance query: GJK, then EPA on overlap) and `gjk/hull{N}/{vanilla,polyak,nesterov}`
+//! (GJK alone, distance query, as in GJK++ Tab. I).
+
+use std::hint::black_box;
+use std::sync::Arc;
+
+use contactbench::collision::benchmark::{
+    place_at_distance, random_direction, random_rotation, run_gjk, variant_settings, PlacedPair,
+};
+use contactbench::collision::simplex::Simplex;
+use contactbench::collision::{signed_distance, ContactSettings, ConvexHull, GjkVariant, Shape};
+use criterion::{criterion_group, criterion_main, Criterion};
+use nalgebra::{Isometry3, Vector3};
+use parry3d_f64::math::{Pose, Rotation, Vector};
+use parry3d_f64::query::details::contact_support_map_support_map;
+use parry3d_f64::shape::ConvexPolyhedron;
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+const PAIRS: usize = 128;
+
+fn random_hull(rng: &mut ChaCha8Rng, vertices: usize) -> Arc<ConvexHull> {
+    let radii = Vector3::from_fn(|_, _| rng.random_range(0.05..0.2));
+    let cloud: Vec<Vector3<f64>> = (0..vertices)
+        .map(|_| random_direction(rng).component_mul(&radii))
+        .collect();
+    Arc::new(ConvexHull::from_points(&cloud, "bench cloud").expect("finite cloud"))
+}
+
+fn to_parry(hull: &ConvexHull) -> ConvexPolyhedron {
+    let pts: Vec<Vector> = hull
+        .vertices()
+        .iter()
+        .map(|v| Vector::new(v.x, v.y, v.z))
+        .collect();
+    ConvexPolyhedron::from_convex_hull(&pts).expect("solid hull")
+}
+
+fn parry_pose(p: &Isometry3<f64>) -> Pose {
+    let t = p.translation.vector;
+    let q = p.rotation.coords;
+    Pose::from_parts(
+        Vector::new(t.x, t.y, t.z),
+        Rotation::from_xyzw(q.x, q.y, q.z, q.w),
+    )
+}
+
+struct BenchPair {
+    pair: PlacedPair,
+    parry_a: Arc<ConvexPolyhedron>,
+    parry_b: Arc<ConvexPolyhedron>,
+    pos12: Pose,
+}
+
+fn pairs(vertices: usize, seed: u64) -> Vec<BenchPair> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let hulls: Vec<Arc<ConvexHull>> = (0..4).map(|_| random_hull(&mut rng, vertices)).collect();
+    let polys: Vec<Arc<ConvexPolyhedron>> = hulls.iter().map(|h| Arc::new(to_parry(h))).collect();
+    (0..PAIRS)
+        .map(|_| {
+            let i = rng.random_range(0..hulls.len());
+            let j = rng.random_range(0..hulls.len());
+            let a = Shape::convex_hull(hulls[i].clone());
+            let b = Shape::convex_hull(hulls[j].clone());
+            let target = rng.random_range(-0.01..0.01);
+            let (ra, rb) = (random_rotation(&mut rng), random_rotation(&mut rng));
+            let dir = random_direction(&mut rng);
+            let pair = place_at_distance(&a, &b, ra, rb, &dir, target).expect("valid pair");
+            let pos12 = parry_pose(&pair.pose_a.inv_mul(&pair.pose_b));
+            BenchPair {
+                pair,
+                parry_a: polys[i].clone(),
+                parry_b: polys[j].clone(),
+                pos12,
+            }
+        })
+        .collect()
+}
+
+fn bench_contacts(c: &mut Criterion) {
+    for (vertices, seed) in [(240, 1), (1811, 2)] {
+        let set = pairs(vertices, seed);
+        let mut group = c.benchmark_group(format!("contact/hull{vertices}"));
+        for variant in [
+            GjkVariant::Vanilla,
+            GjkVariant::Polyak,
+            GjkVariant::Nesterov { normalize: true },
+        ] {
+            let mut settings = ContactSettings::default();
+            settings.gjk.variant = variant;
+            let mut k = 0;
+            group.bench_function(format!("ours-{}", variant.name()), |bencher| {
+                bencher.iter(|| {
+                    let p = &set[k % PAIRS].pair;
+                    k += 1;
+                    black_box(signed_distance(
+                        black_box(&p.a),
+                        &p.pose_a,
+                        &p.b,
+                        &p.pose_b,
+                        &settings,
+                        None,
+                    ))
+                })
+            });
+        }
+        let mut k = 0;
+        group.bench_function("parry", |bencher| {
+            bencher.iter(|| {
+                let p = &set[k % PAIRS];
+                k += 1;
+                black_box(contact_support_map_support_map(
+                    black_box(&p.pos12),
+                    &*p.parry_a,
+                    &*p.parry_b,
+                    10.0,
+                ))
+            })
+        });
+        group.finish();
+    }
+}
+
+fn bench_gjk(c: &mut Criterion) {
+    for (vertices, seed) in [(240, 1), (1811, 2)] {
+        let set = pairs(vertices, seed);
+        let mut group = c.benchmark_group(format!("gjk/hull{vertices}"));
+        for variant in [
+            GjkVariant::Vanilla,
+            GjkVariant::Polyak,
+            GjkVariant::Nesterov { normalize: true },
+        ] {
+            let mut k = 0;
+            let mut simplex = Simplex::default();
+            group.bench_function(variant.name(), |bencher| {
+                bencher.iter(|| {
+                    let p = &set[k % PAIRS].pair;
+                    k += 1;
+                    let settings = variant_settings(variant, false, p);
+                    black_box(run_gjk(black_box(p), &settings, &mut simplex))
+                })
+            });
+        }
+        group.finish();
+    }
+}
+
+criterion_group!(benches, bench_contacts, bench_gjk);
+criterion_main!(benches);

@@ -1,0 +1,357 @@
+//! Narrow phase for one pair of placed shapes: GJK for separated cores, EPA when they
+//! overlap, the halfspace handled directly; inflation radii added at the end.
+//!
+//! Conventions (design.md §2): the normal points from A to B, `distance < 0` means
+//! penetration, `point_b − point_a = distance · normal`, and the contact frame is the
+//! rotation whose third column is the normal.
+
+use nalgebra::{Isometry3, Matrix3, Rotation3, Vector3};
+
+use super::epa::{epa, EpaResult, EpaSettings};
+use super::error::CollisionError;
+use super::gjk::{gjk, GjkQuery, GjkResult, GjkSettings, MinkowskiDifference};
+use super::shape::{Core, Shape};
+use super::simplex::Simplex;
+use super::support::SupportMap;
+
+/// Settings of the narrow phase.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct ContactSettings {
+    /// Security margin (m, ≥ 0, default 0): pairs closer than this are reported as
+    /// contacts with their (positive) distance.
+    pub margin: f64,
+    /// GJK settings (its `query` is set by [`contact`]).
+    pub gjk: GjkSettings,
+    /// EPA settings.
+    pub epa: EpaSettings,
+}
+
+/// The geometry of a pair: signed distance, normal and witness points (world frame).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Contact {
+    /// Point of A closest to (or deepest in) B (world frame, m).
+    pub point_a: Vector3<f64>,
+    /// Point of B closest to (or deepest in) A (world frame, m).
+    pub point_b: Vector3<f64>,
+    /// Unit normal from A to B (world frame).
+    pub normal: Vector3<f64>,
+    /// Signed distance (m): > 0 separated, < 0 penetrating.
+    pub distance: f64,
+    /// Contact frame: rotation from the contact frame to the world, third column the
+    /// normal, first two the tangents (order `[t1, t2, n]`).
+    pub frame: Rotation3<f64>,
+    /// False when GJK or EPA hit its iteration cap (the best estimate is returned).
+    pub converged: bool,
+    /// GJK iterations.
+    pub gjk_iterations: usize,
+    /// EPA iterations (0 when EPA did not run).
+    pub epa_iterations: usize,
+    /// Final GJK separation vector `a − b` of the cores in A's frame; pass it back as the
+    /// warm start of the next query of this pair.
+    pub warm_start: Vector3<f64>,
+}
+
+impl Contact {
+    /// Mid-point of the two witness points (world frame): where the contact force acts.
+    pub fn point(&self) -> Vector3<f64> {
+        (self.point_a + self.point_b) * 0.5
+    }
+}
+
+/// Rotation whose third column is `normal` (unit), with tangents `t1 ⟂ n` and
+/// `t2 = n × t1`, so that `[t1, t2, n]` is right-handed.
+pub fn contact_frame(normal: &Vector3<f64>) -> Rotation3<f64> {
+    let helper = if normal.x.abs() < 0.57 {
+        Vector3::x()
+    } else if normal.y.abs() < 0.57 {
+        Vector3::y()
+    } else {
+        Vector3::z()
+    };
+    let t1 = normal.cross(&helper).normalize();
+    let t2 = normal.cross(&t1);
+    Rotation3::from_matrix_unchecked(Matrix3::from_columns(&[t1, t2, *normal]))
+}
+
+fn check_pose(pose: &Isometry3<f64>, what: &str) -> Result<(), CollisionError> {
+    let finite = pose.translation.vector.iter().all(|c| c.is_finite())
+        && pose.rotation.coords.iter().all(|c| c.is_finite());
+    if finite {
+        Ok(())
+    } else {
+        Err(CollisionError::NonFinitePose {
+            what: what.to_string(),
+        })
+    }
+}
+
+/// Centre of a shape's bounding box in its frame (the GJK initial guess, GJK++ §II).
+fn local_centre(shape: &Shape) -> Vector3<f64> {
+    match &shape.core {
+        Core::Hull(hull) => hull.centre(),
+        _ => Vector3::zeros(),
+    }
+}
+
+/// Signed distance, normal and witnesses of the pair, whatever the distance
+/// (`margin` is ignored). `warm_start` is a previous [`Contact::warm_start`].
+pub fn signed_distance(
+    a: &Shape,
+    pose_a: &Isometry3<f64>,
+    b: &Shape,
+    pose_b: &Isometry3<f64>,
+    settings: &ContactSettings,
+    warm_start: Option<&Vector3<f64>>,
+) -> Result<Contact, CollisionError> {
+    let mut gjk_settings = settings.gjk;
+    gjk_settings.query = GjkQuery::Distance;
+    query(
+        a,
+        pose_a,
+        b,
+        pose_b,
+        &gjk_settings,
+        &settings.epa,
+        warm_start,
+    )
+    .map(|c| c.expect("a distance query always answers"))
+}
+
+/// The contact of a pair when its signed distance is at most `settings.margin`, `None`
+/// otherwise. Uses the boolean GJK early exit (Alg. 2) for pairs beyond the margin.
+pub fn contact(
+    a: &Shape,
+    pose_a: &Isometry3<f64>,
+    b: &Shape,
+    pose_b: &Isometry3<f64>,
+    settings: &ContactSettings,
+    warm_start: Option<&Vector3<f64>>,
+) -> Result<Option<Contact>, CollisionError> {
+    let mut gjk_settings = settings.gjk;
+    gjk_settings.query = GjkQuery::Collision {
+        threshold: settings.margin.max(0.0) + a.radius + b.radius,
+    };
+    let found = query(
+        a,
+        pose_a,
+        b,
+        pose_b,
+        &gjk_settings,
+        &settings.epa,
+        warm_start,
+    )?;
+    Ok(found.filter(|c| c.distance <= settings.margin.max(0.0)))
+}
+
+fn query(
+    a: &Shape,
+    pose_a: &Isometry3<f64>,
+    b: &Shape,
+    pose_b: &Isometry3<f64>,
+    gjk_settings: &GjkSettings,
+    epa_settings: &EpaSettings,
+    warm_start: Option<&Vector3<f64>>,
+) -> Result<Option<Contact>, CollisionError> {
+    check_pose(pose_a, "shape A")?;
+    check_pose(pose_b, "shape B")?;
+    match (&a.core, &b.core) {
+        (Core::Halfspace { .. }, Core::Halfspace { .. }) => Err(CollisionError::UnsupportedPair(
+            "halfspace against halfspace".to_string(),
+        )),
+        (Core::Halfspace { normal, offset }, _) => Ok(Some(halfspace_contact(
+            normal, *offset, a.radius, pose_a, b, pose_b,
+        ))),
+        (_, Core::Halfspace { normal, offset }) => {
+            let c = halfspace_contact(normal, *offset, b.radius, pose_b, a, pose_a);
+            Ok(Some(swapped(c)))
+        }
+        _ => Ok(support_map_contact(
+            a,
+            pose_a,
+            b,
+            pose_b,
+            gjk_settings,
+            epa_settings,
+            warm_start,
+        )),
+    }
+}
+
+/// Exchanges the roles of A and B (normal reversed).
+fn swapped(c: Contact) -> Contact {
+    let normal = -c.normal;
+    Contact {
+        point_a: c.point_b,
+        point_b: c.point_a,
+        normal,
+        frame: contact_frame(&normal),
+        ..c
+    }
+}
+
+/// Halfspace `H = {p : ⟨n, p⟩ ≤ offset}` (A) against a convex shape (B): the deepest point
+/// of B is its support in direction `−n`; the signed distance is its height over the plane.
+fn halfspace_contact(
+    normal: &Vector3<f64>,
+    offset: f64,
+    plane_radius: f64,
+    plane_pose: &Isometry3<f64>,
+    b: &Shape,
+    pose_b: &Isometry3<f64>,
+) -> Contact {
+    let n = plane_pose.rotation * normal;
+    let on_plane = plane_pose.transform_point(&(normal * offset).into()).coords;
+    let dir_in_b = pose_b.rotation.inverse_transform_vector(&-n);
+    let deepest = pose_b
+        .transform_point(&b.local_support(&dir_in_b).into())
+        .coords;
+    let height = n.dot(&(deepest - on_plane));
+    let distance = height - b.radius - plane_radius;
+    let point_b = deepest - n * b.radius;
+    Contact {
+        point_a: point_b - n * distance,
+        point_b,
+        normal: n,
+        distance,
+        frame: contact_frame(&n),
+        converged: true,
+        gjk_iterations: 0,
+        epa_iterations: 0,
+        warm_start: Vector3::zeros(),
+    }
+}
+
+/// Core witnesses and signed core distance in A's frame, before inflation.
+struct CoreGeometry {
+    point_a: Vector3<f64>,
+    point_b: Vector3<f64>,
+    normal: Vector3<f64>,
+    distance: f64,
+    converged: bool,
+    epa_iterations: usize,
+}
+
+fn support_map_contact(
+    a: &Shape,
+    pose_a: &Isometry3<f64>,
+    b: &Shape,
+    pose_b: &Isometry3<f64>,
+    gjk_settings: &GjkSettings,
+    epa_settings: &EpaSettings,
+    warm_start: Option<&Vector3<f64>>,
+) -> Option<Contact> {
+    let b_in_a = pose_a.inv_mul(pose_b);
+    let centre_b = b_in_a.transform_point(&local_centre(b).into()).coords;
+    let centre_difference = local_centre(a) - centre_b;
+    let x0 = warm_start.copied().unwrap_or(centre_difference);
+    let mut diff = MinkowskiDifference::new(a, b, b_in_a);
+    let mut simplex = Simplex::default();
+    let result = gjk(&mut diff, &x0, gjk_settings, &mut simplex);
+    let fallback_normal = (-centre_difference)
+        .try_normalize(0.0)
+        .unwrap_or_else(Vector3::z);
+    let core = match result {
+        GjkResult::SeparatingPlane { .. } => return None,
+        GjkResult::Separated {
+            distance,
+            point_a,
+            point_b,
+            ..
+        } => CoreGeometry {
+            point_a,
+            point_b,
+            normal: (point_b - point_a)
+                .try_normalize(0.0)
+                .unwrap_or(fallback_normal),
+            distance,
+            converged: true,
+            epa_iterations: 0,
+        },
+        GjkResult::NotConverged { .. } => {
+            let (point_a, point_b) = simplex.witnesses();
+            CoreGeometry {
+                point_a,
+                point_b,
+                normal: (point_b - point_a)
+                    .try_normalize(0.0)
+                    .unwrap_or(fallback_normal),
+                distance: (point_b - point_a).norm(),
+                converged: false,
+                epa_iterations: 0,
+            }
+        }
+        GjkResult::Overlap { .. } => {
+            penetration_geometry(epa(&mut diff, &simplex, epa_settings), &fallback_normal)
+        }
+    };
+    let n = core.normal;
+    let rotation = pose_a.rotation;
+    let point_a = pose_a
+        .transform_point(&(core.point_a + n * a.radius).into())
+        .coords;
+    let point_b = pose_a
+        .transform_point(&(core.point_b - n * b.radius).into())
+        .coords;
+    let normal = rotation * n;
+    Some(Contact {
+        point_a,
+        point_b,
+        normal,
+        distance: core.distance - a.radius - b.radius,
+        frame: contact_frame(&normal),
+        converged: core.converged,
+        gjk_iterations: result.iterations(),
+        epa_iterations: core.epa_iterations,
+        warm_start: simplex.point(),
+    })
+}
+
+fn penetration_geometry(result: EpaResult, fallback_normal: &Vector3<f64>) -> CoreGeometry {
+    match result {
+        EpaResult::Penetration {
+            depth,
+            normal,
+            point_a,
+            point_b,
+            iterations,
+        } => CoreGeometry {
+            point_a,
+            point_b,
+            normal,
+            distance: -depth,
+            converged: true,
+            epa_iterations: iterations,
+        },
+        EpaResult::NotConverged {
+            iterations,
+            depth,
+            normal,
+            point_a,
+            point_b,
+        } => CoreGeometry {
+            point_a,
+            point_b,
+            normal,
+            distance: -depth,
+            converged: false,
+            epa_iterations: iterations,
+        },
+        EpaResult::Flat {
+            normal,
+            point_a,
+            point_b,
+        } => CoreGeometry {
+            point_a,
+            point_b,
+            // Any normal of the flat set is exact; orient it from A towards B.
+            normal: if normal.dot(fallback_normal) < 0.0 {
+                -normal
+            } else {
+                normal
+            },
+            distance: 0.0,
+            converged: true,
+            epa_iterations: 0,
+        },
+    }
+}

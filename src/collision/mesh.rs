@@ -1,0 +1,460 @@
+//! Meshes: STL reading (binary and ASCII, through `stl_io`) and the convex hull of a point
+//! set (quickhull), whose support is found by hill-climbing on the vertex adjacency, as
+//! HPP-FCL does for large hulls, or by a linear scan for small ones.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::BufReader;
+use std::path::Path;
+
+use nalgebra::Vector3;
+
+use super::error::CollisionError;
+use super::support::SupportMap;
+
+/// Hulls with more vertices than this use hill-climbing; smaller ones a linear scan.
+const HILL_CLIMB_MIN_VERTICES: usize = 32;
+
+/// Reads the vertices of an STL file (binary or ASCII), scaled per axis.
+pub fn read_stl_vertices(
+    path: &Path,
+    scale: &Vector3<f64>,
+) -> Result<Vec<Vector3<f64>>, CollisionError> {
+    let file_error = |source| CollisionError::MeshFile {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = File::open(path).map_err(file_error)?;
+    let mut reader = BufReader::new(file);
+    let mesh = stl_io::read_stl(&mut reader).map_err(file_error)?;
+    Ok(mesh
+        .vertices
+        .iter()
+        .map(|v| {
+            Vector3::new(f64::from(v[0]), f64::from(v[1]), f64::from(v[2])).component_mul(scale)
+        })
+        .collect())
+}
+
+/// The convex hull of a point set: its vertices and, when the hull is a polytope with
+/// volume, the vertex adjacency used by hill-climbing. Flat or degenerate point sets keep
+/// their distinct points and are searched linearly (a well-defined, exact support).
+#[derive(Debug, Clone)]
+pub struct ConvexHull {
+    vertices: Vec<Vector3<f64>>,
+    /// Vertex adjacency in compressed rows: the neighbours of vertex `i` are
+    /// `neighbors[offsets[i]..offsets[i + 1]]`.
+    offsets: Vec<u32>,
+    neighbors: Vec<u32>,
+    /// Vertices extreme along ±x, ±y, ±z: where a cold hill-climb starts.
+    axis_extremes: [u32; 6],
+    faces: Vec<[u32; 3]>,
+    centre: Vector3<f64>,
+}
+
+/// Centre of the axis-aligned bounding box of non-empty `points`.
+fn box_centre(points: &[Vector3<f64>]) -> Vector3<f64> {
+    let mut lo = points[0];
+    let mut hi = points[0];
+    for p in points {
+        lo = lo.inf(p);
+        hi = hi.sup(p);
+    }
+    (lo + hi) * 0.5
+}
+
+impl ConvexHull {
+    /// Builds the hull of `points` (`source_name` names the mesh in errors).
+    pub fn from_points(points: &[Vector3<f64>], source_name: &str) -> Result<Self, CollisionError> {
+        if points.is_empty() {
+            return Err(CollisionError::EmptyMesh {
+                source_name: source_name.to_string(),
+            });
+        }
+        if let Some(index) = points.iter().position(|p| !p.iter().all(|c| c.is_finite())) {
+            return Err(CollisionError::NonFiniteVertex {
+                source_name: source_name.to_string(),
+                index,
+            });
+        }
+        let distinct = distinct_points(points);
+        match quickhull(&distinct) {
+            Some(faces) => Ok(Self::from_faces(&distinct, &faces)),
+            None => Ok(Self {
+                centre: box_centre(&distinct),
+                vertices: distinct,
+                offsets: Vec::new(),
+                neighbors: Vec::new(),
+                axis_extremes: [0; 6],
+                faces: Vec::new(),
+            }),
+        }
+    }
+
+    /// Reads an STL file and builds the hull of its (scaled) vertices.
+    pub fn from_stl(path: &Path, scale: &Vector3<f64>) -> Result<Self, CollisionError> {
+        let points = read_stl_vertices(path, scale)?;
+        Self::from_points(&points, &path.display().to_string())
+    }
+
+    fn from_faces(points: &[Vector3<f64>], faces: &[[usize; 3]]) -> Self {
+        let mut remap: HashMap<usize, u32> = HashMap::new();
+        let mut vertices = Vec::new();
+        let mut index_of = |i: usize, vertices: &mut Vec<Vector3<f64>>| -> u32 {
+            *remap.entry(i).or_insert_with(|| {
+                vertices.push(points[i]);
+                (vertices.len() - 1) as u32
+            })
+        };
+        let hull_faces: Vec<[u32; 3]> = faces
+            .iter()
+            .map(|f| {
+                [
+                    index_of(f[0], &mut vertices),
+                    index_of(f[1], &mut vertices),
+                    index_of(f[2], &mut vertices),
+                ]
+            })
+            .collect();
+        let mut adjacency: Vec<Vec<u32>> = vec![Vec::new(); vertices.len()];
+        for f in &hull_faces {
+            for k in 0..3 {
+                let (a, b) = (f[k], f[(k + 1) % 3]);
+                if !adjacency[a as usize].contains(&b) {
+                    adjacency[a as usize].push(b);
+                }
+                if !adjacency[b as usize].contains(&a) {
+                    adjacency[b as usize].push(a);
+                }
+            }
+        }
+        let mut offsets = vec![0_u32];
+        let mut neighbors = Vec::new();
+        for list in &adjacency {
+            neighbors.extend_from_slice(list);
+            offsets.push(neighbors.len() as u32);
+        }
+        let mut hull = Self {
+            centre: box_centre(&vertices),
+            vertices,
+            offsets,
+            neighbors,
+            axis_extremes: [0; 6],
+            faces: hull_faces,
+        };
+        hull.axis_extremes = std::array::from_fn(|k| {
+            let sign = if k % 2 == 0 { 1.0 } else { -1.0 };
+            hull.linear_support(&Vector3::ith(k / 2, sign)) as u32
+        });
+        hull
+    }
+
+    /// The hull's vertices (local frame, m).
+    pub fn vertices(&self) -> &[Vector3<f64>] {
+        &self.vertices
+    }
+
+    /// Centre of the hull's bounding box (local frame, m).
+    pub fn centre(&self) -> Vector3<f64> {
+        self.centre
+    }
+
+    /// The hull's triangles (counter-clockwise seen from outside); empty for flat sets.
+    pub fn faces(&self) -> &[[u32; 3]] {
+        &self.faces
+    }
+
+    /// True when the points span a volume (the hull has faces and adjacency).
+    pub fn is_solid(&self) -> bool {
+        !self.faces.is_empty()
+    }
+
+    fn linear_support(&self, dir: &Vector3<f64>) -> usize {
+        let mut best = 0;
+        let mut best_value = f64::NEG_INFINITY;
+        for (i, v) in self.vertices.iter().enumerate() {
+            let value = v.dot(dir);
+            if value > best_value {
+                best_value = value;
+                best = i;
+            }
+        }
+        best
+    }
+
+    /// The axis-extreme vertex best aligned with `dir`: a cold start for hill-climbing.
+    fn cold_start(&self, dir: &Vector3<f64>) -> usize {
+        let axis = dir.iamax();
+        let k = 2 * axis + usize::from(dir[axis] < 0.0);
+        self.axis_extremes[k] as usize
+    }
+
+    /// Hill-climbing on the vertex graph (a local maximum of a linear function on a
+    /// convex polytope's vertex graph is global). Capped at the vertex count of moves.
+    fn hill_climb_support(&self, dir: &Vector3<f64>, start: usize) -> usize {
+        let mut current = if start < self.vertices.len() {
+            start
+        } else {
+            self.cold_start(dir)
+        };
+        let mut value = self.vertices[current].dot(dir);
+        for _ in 0..self.vertices.len() {
+            let mut moved = false;
+            let (lo, hi) = (
+                self.offsets[current] as usize,
+                self.offsets[current + 1] as usize,
+            );
+            for &n in &self.neighbors[lo..hi] {
+                let candidate = self.vertices[n as usize].dot(dir);
+                if candidate > value {
+                    value = candidate;
+                    current = n as usize;
+                    moved = true;
+                }
+            }
+            if !moved {
+                break;
+            }
+        }
+        current
+    }
+}
+
+impl SupportMap for ConvexHull {
+    fn local_support(&self, dir: &Vector3<f64>) -> Vector3<f64> {
+        let mut hint = usize::MAX;
+        self.local_support_hinted(dir, &mut hint)
+    }
+
+    /// `hint` is the vertex to start from (`usize::MAX` or out of range: cold start
+    /// from the axis-extreme vertex closest to `dir`); it receives the support vertex.
+    fn local_support_hinted(&self, dir: &Vector3<f64>, hint: &mut usize) -> Vector3<f64> {
+        let index = if self.is_solid() && self.vertices.len() > HILL_CLIMB_MIN_VERTICES {
+            self.hill_climb_support(dir, *hint)
+        } else {
+            self.linear_support(dir)
+        };
+        *hint = index;
+        self.vertices[index]
+    }
+}
+
+/// Removes exact duplicates (STL files repeat every shared vertex).
+fn distinct_points(points: &[Vector3<f64>]) -> Vec<Vector3<f64>> {
+    let mut seen = std::collections::HashSet::new();
+    points
+        .iter()
+        .filter(|p| seen.insert([p.x.to_bits(), p.y.to_bits(), p.z.to_bits()]))
+        .copied()
+        .collect()
+}
+
+struct HullFace {
+    vertices: [usize; 3],
+    normal: Vector3<f64>,
+    offset: f64,
+    outside: Vec<usize>,
+    alive: bool,
+}
+
+impl HullFace {
+    fn new(points: &[Vector3<f64>], vertices: [usize; 3]) -> Self {
+        let [a, b, c] = vertices.map(|i| points[i]);
+        let cross = (b - a).cross(&(c - a));
+        let normal = cross.try_normalize(0.0).unwrap_or_else(Vector3::zeros);
+        Self {
+            vertices,
+            normal,
+            offset: normal.dot(&a),
+            outside: Vec::new(),
+            alive: true,
+        }
+    }
+
+    fn height(&self, p: &Vector3<f64>) -> f64 {
+        self.normal.dot(p) - self.offset
+    }
+}
+
+/// Indices of four points spanning a tetrahedron of non-negligible volume, or `None` when
+/// the set is flat (relative tolerance `eps`).
+fn initial_tetrahedron(points: &[Vector3<f64>], eps: f64) -> Option<[usize; 4]> {
+    let extreme = |key: &dyn Fn(&Vector3<f64>) -> f64| -> usize {
+        let mut best = 0;
+        for (i, p) in points.iter().enumerate() {
+            if key(p) > key(&points[best]) {
+                best = i;
+            }
+        }
+        best
+    };
+    let mut pairs = Vec::new();
+    for axis in 0..3 {
+        pairs.push((extreme(&|p| -p[axis]), extreme(&|p| p[axis])));
+    }
+    let (i0, i1) = pairs
+        .into_iter()
+        .max_by(|a, b| {
+            let da = (points[a.1] - points[a.0]).norm();
+            let db = (points[b.1] - points[b.0]).norm();
+            da.total_cmp(&db)
+        })
+        .filter(|&(a, b)| (points[b] - points[a]).norm() > eps)?;
+    let axis = points[i1] - points[i0];
+    let i2 = extreme(&|p| (p - points[i0]).cross(&axis).norm());
+    let normal = axis.cross(&(points[i2] - points[i0]));
+    if normal.norm() <= eps * axis.norm() {
+        return None;
+    }
+    let unit = normal.normalize();
+    let i3 = extreme(&|p| (p - points[i0]).dot(&unit).abs());
+    if (points[i3] - points[i0]).dot(&unit).abs() <= eps {
+        return None;
+    }
+    Some([i0, i1, i2, i3])
+}
+
+/// Quickhull (Barber, Dobkin, Huhdanpaa 1996): triangles of the hull, counter-clockwise
+/// seen from outside, or `None` for flat point sets. Loop capped at the point count.
+fn quickhull(points: &[Vector3<f64>]) -> Option<Vec<[usize; 3]>> {
+    let extent = points
+        .iter()
+        .fold(0.0_f64, |m, p| m.max(p.abs().max()))
+        .max(f64::MIN_POSITIVE);
+    let eps = 1e-10 * extent;
+    let [a, b, c, d] = initial_tetrahedron(points, eps)?;
+    let mut faces: Vec<HullFace> = Vec::new();
+    let orient = |f: [usize; 3]| {
+        let face = HullFace::new(points, f);
+        if face.height(&points[d_of(f, [a, b, c, d])]) > 0.0 {
+            [f[0], f[2], f[1]]
+        } else {
+            f
+        }
+    };
+    for f in [[a, b, c], [a, b, d], [a, c, d], [b, c, d]] {
+        faces.push(HullFace::new(points, orient(f)));
+    }
+    let mut edge_face: HashMap<(usize, usize), usize> = HashMap::new();
+    for (fi, f) in faces.iter().enumerate() {
+        register_edges(&mut edge_face, f.vertices, fi);
+    }
+    let used = [a, b, c, d];
+    let candidates: Vec<usize> = (0..points.len()).filter(|i| !used.contains(i)).collect();
+    assign_outside(points, &mut faces, &[0, 1, 2, 3], &candidates, eps);
+
+    for _ in 0..points.len() {
+        let Some(fi) = faces.iter().position(|f| f.alive && !f.outside.is_empty()) else {
+            break;
+        };
+        let apex = farthest_outside(points, &faces[fi]);
+        let visible = visible_faces(points, &faces, &edge_face, fi, apex, eps);
+        let horizon = horizon_edges(&faces, &visible);
+        let mut orphans = Vec::new();
+        for &v in &visible {
+            faces[v].alive = false;
+            orphans.append(&mut faces[v].outside);
+            unregister_edges(&mut edge_face, faces[v].vertices);
+        }
+        let mut created = Vec::new();
+        for (p, q) in horizon {
+            let face = HullFace::new(points, [p, q, apex]);
+            faces.push(face);
+            let new_index = faces.len() - 1;
+            register_edges(&mut edge_face, faces[new_index].vertices, new_index);
+            created.push(new_index);
+        }
+        orphans.retain(|&i| i != apex);
+        assign_outside(points, &mut faces, &created, &orphans, eps);
+    }
+    let hull: Vec<[usize; 3]> = faces
+        .iter()
+        .filter(|f| f.alive)
+        .map(|f| f.vertices)
+        .collect();
+    Some(hull)
+}
+
+/// The vertex of the tetrahedron not in face `f`.
+fn d_of(f: [usize; 3], tet: [usize; 4]) -> usize {
+    tet.into_iter().find(|v| !f.contains(v)).unwrap_or(tet[3])
+}
+
+fn register_edges(map: &mut HashMap<(usize, usize), usize>, v: [usize; 3], face: usize) {
+    for k in 0..3 {
+        map.insert((v[k], v[(k + 1) % 3]), face);
+    }
+}
+
+fn unregister_edges(map: &mut HashMap<(usize, usize), usize>, v: [usize; 3]) {
+    for k in 0..3 {
+        map.remove(&(v[k], v[(k + 1) % 3]));
+    }
+}
+
+/// Gives each candidate point to the first face it lies above (by more than `eps`).
+fn assign_outside(
+    points: &[Vector3<f64>],
+    faces: &mut [HullFace],
+    targets: &[usize],
+    candidates: &[usize],
+    eps: f64,
+) {
+    for &i in candidates {
+        if let Some(&f) = targets.iter().find(|&&f| faces[f].height(&points[i]) > eps) {
+            faces[f].outside.push(i);
+        }
+    }
+}
+
+fn farthest_outside(points: &[Vector3<f64>], face: &HullFace) -> usize {
+    let mut best = face.outside[0];
+    for &i in &face.outside {
+        if face.height(&points[i]) > face.height(&points[best]) {
+            best = i;
+        }
+    }
+    best
+}
+
+/// Faces seen from `apex`, found by a flood fill from face `start` over shared edges.
+fn visible_faces(
+    points: &[Vector3<f64>],
+    faces: &[HullFace],
+    edge_face: &HashMap<(usize, usize), usize>,
+    start: usize,
+    apex: usize,
+    eps: f64,
+) -> Vec<usize> {
+    let mut visible = vec![start];
+    let mut stack = vec![start];
+    while let Some(f) = stack.pop() {
+        let v = faces[f].vertices;
+        for k in 0..3 {
+            let twin = (v[(k + 1) % 3], v[k]);
+            if let Some(&n) = edge_face.get(&twin) {
+                if !visible.contains(&n) && faces[n].height(&points[apex]) > eps {
+                    visible.push(n);
+                    stack.push(n);
+                }
+            }
+        }
+    }
+    visible
+}
+
+/// Directed edges of the visible region whose twin is not visible.
+fn horizon_edges(faces: &[HullFace], visible: &[usize]) -> Vec<(usize, usize)> {
+    let mut edges = Vec::new();
+    for &f in visible {
+        let v = faces[f].vertices;
+        for k in 0..3 {
+            edges.push((v[k], v[(k + 1) % 3]));
+        }
+    }
+    edges
+        .iter()
+        .filter(|(p, q)| !edges.contains(&(*q, *p)))
+        .copied()
+        .collect()
+}
