@@ -145,3 +145,13 @@ fn check_robot(robot: &str) {
 fn solo12_matches_pinocchio() {
     check_robot("solo12");
 }
+
+#[test]
+fn talos_matches_pinocchio() {
+    check_robot("talos");
+}
+
+#[test]
+fn allegro_matches_pinocchio() {
+    check_robot("allegro");
+}

@@ -25,8 +25,8 @@ impl Inertia {
     }
 
     /// A body of the given mass, centre of mass and rotational inertia about the centre of
-    /// mass; checks that the parameters are physical (finite, mass ≥ 0, inertia symmetric
-    /// positive definite for a massive body, zero or positive semi-definite for a massless one).
+    /// mass; checks that the parameters are physical (finite, mass ≥ 0, rotational inertia
+    /// symmetric positive semi-definite: point masses such as Talos' sensor frames are allowed).
     pub fn new(mass: f64, com: Vector3<f64>, rotational: Matrix3<f64>) -> Result<Inertia, String> {
         if !mass.is_finite() || mass < 0.0 {
             return Err(format!("mass {mass} is negative or not finite"));
@@ -41,14 +41,9 @@ impl Inertia {
         let eig = SymmetricEigen::new(rotational).eigenvalues;
         let min = eig.min();
         let scale = eig.abs().max();
-        if mass > 0.0 && min <= 0.0 {
-            return Err(format!(
-                "inertia matrix is not positive definite (smallest eigenvalue {min:e})"
-            ));
-        }
         if min < -1e-12 * scale.max(f64::MIN_POSITIVE) {
             return Err(format!(
-                "inertia matrix is not positive semi-definite (smallest eigenvalue {min:e})"
+                "inertia matrix is not positive (semi-)definite (smallest eigenvalue {min:e})"
             ));
         }
         Ok(Inertia {

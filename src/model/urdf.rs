@@ -1,5 +1,6 @@
 //! Building a [`Model`] from a URDF file, the way Pinocchio's URDF parser does: joints in
-//! depth-first order (children in file order), fixed joints merged into their parent body
+//! depth-first order, the child joints of a link sorted by name (urdfdom keeps joints in a
+//! name-ordered map: the Allegro hand's thumb `joint_12.0` comes before `joint_4.0`), fixed joints merged into their parent body
 //! (their frames kept), one `Body` frame per link, inertias and collision geometry expressed
 //! in the frame of the moving joint that carries them.
 
@@ -163,7 +164,7 @@ impl UrdfBuilder<'_> {
         }
     }
 
-    /// Child joints of every link (file order) and the root link (the only link that is
+    /// Child joints of every link (sorted by name) and the root link (the only link that is
     /// nobody's child).
     fn tree(&self, index: &HashMap<&str, usize>) -> Result<(Vec<Vec<usize>>, usize), ModelError> {
         let links = &self.robot.links;
@@ -190,6 +191,10 @@ impl UrdfBuilder<'_> {
             }
             parent_of[child] = Some(j);
             children[parent].push(j);
+        }
+        let joints = &self.robot.joints;
+        for list in &mut children {
+            list.sort_by(|&a, &b| joints[a].name.cmp(&joints[b].name));
         }
         let roots: Vec<usize> = (0..links.len())
             .filter(|&k| parent_of[k].is_none())
