@@ -56,3 +56,90 @@ pub fn assert_close_scalar(what: &str, a: f64, b: f64, tol: f64) {
         (a - b).abs() / b.abs()
     );
 }
+
+use contactbench::model::{JointKind, Model};
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// A seeded generator.
+pub fn rng(seed: u64) -> ChaCha8Rng {
+    ChaCha8Rng::seed_from_u64(seed)
+}
+
+/// A random configuration: joints uniform in their limits (clipped to [−π, π]), free
+/// flyers at a random position with a random unit quaternion.
+pub fn random_configuration(model: &Model, rng: &mut ChaCha8Rng) -> DVector<f64> {
+    let mut q = model.neutral_configuration();
+    for joint in &model.joints {
+        let i = joint.idx_q;
+        match joint.kind {
+            JointKind::Universe => {}
+            JointKind::FreeFlyer => {
+                for k in 0..3 {
+                    q[i + k] = rng.random_range(-1.0..1.0);
+                }
+                let quat: Vec<f64> = (0..4).map(|_| rng.random_range(-1.0..1.0)).collect();
+                let n = quat.iter().map(|x| x * x).sum::<f64>().sqrt();
+                for k in 0..4 {
+                    q[i + 3 + k] = quat[k] / n;
+                }
+            }
+            JointKind::RevoluteUnbounded { .. } => {
+                let t: f64 = rng.random_range(-3.0..3.0);
+                q[i] = t.cos();
+                q[i + 1] = t.sin();
+            }
+            _ => {
+                let lo = model.limits.lower_position[i].max(-3.0);
+                let hi = model.limits.upper_position[i].min(3.0);
+                q[i] = lo + (hi - lo) * rng.random::<f64>();
+            }
+        }
+    }
+    q
+}
+
+/// A random vector with entries uniform in [−scale, scale].
+pub fn random_vector(n: usize, scale: f64, rng: &mut ChaCha8Rng) -> DVector<f64> {
+    DVector::from_iterator(n, (0..n).map(|_| rng.random_range(-scale..scale)))
+}
+
+use contactbench::dynamics::{self, Data};
+
+/// One classical Runge-Kutta 4 step on the Lie group (each stage's configuration is
+/// `q ⊕ v_k h`), torque `tau`, no contact.
+pub fn rk4_step(
+    model: &Model,
+    data: &mut Data,
+    q: &DVector<f64>,
+    v: &DVector<f64>,
+    tau: &DVector<f64>,
+    dt: f64,
+) -> (DVector<f64>, DVector<f64>) {
+    let mut acc = |q: &DVector<f64>, v: &DVector<f64>| {
+        dynamics::aba(model, data, q, v, tau, None).unwrap().clone()
+    };
+    let k1v = v.clone();
+    let k1a = acc(q, &k1v);
+    let k2v = v + &k1a * (dt / 2.0);
+    let k2a = acc(
+        &dynamics::integrate(model, q, &k1v, dt / 2.0).unwrap(),
+        &k2v,
+    );
+    let k3v = v + &k2a * (dt / 2.0);
+    let k3a = acc(
+        &dynamics::integrate(model, q, &k2v, dt / 2.0).unwrap(),
+        &k3v,
+    );
+    let k4v = v + &k3a * dt;
+    let k4a = acc(&dynamics::integrate(model, q, &k3v, dt).unwrap(), &k4v);
+    let dq = (&k1v + &k2v * 2.0 + &k3v * 2.0 + &k4v) / 6.0;
+    let dv = (&k1a + &k2a * 2.0 + &k3a * 2.0 + &k4a) / 6.0;
+    (dynamics::integrate(model, q, &dq, dt).unwrap(), v + dv * dt)
+}
+
+/// Kinetic plus potential energy, J.
+pub fn energy(model: &Model, data: &mut Data, q: &DVector<f64>, v: &DVector<f64>) -> f64 {
+    dynamics::kinetic_energy(model, data, q, v).unwrap()
+        + dynamics::potential_energy(model, data, q).unwrap()
+}
