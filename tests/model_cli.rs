@@ -48,9 +48,8 @@ fn model_json_matches_the_golden_file() {
     assert!(ok, "{stderr}");
     let out: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(out["nq"], 19);
-    for key in ["mass_matrix"] {
-        assert_close(key, &matrix(&out[key]), &matrix(&case[key]), 1e-9);
-    }
+    let key = "mass_matrix";
+    assert_close(key, &matrix(&out[key]), &matrix(&case[key]), 1e-9);
     for key in [
         "nonlinear_effects",
         "generalized_gravity",
