@@ -42,7 +42,7 @@ fn velocities_and_bias(model: &Model, data: &mut Data, v: &[f64], fext: Option<&
         let inertia = &model.inertias[i];
         data.vel[i] = vi;
         data.bias[i] = motion_cross(&vi, &vj);
-        data.ia[i] = inertia.matrix();
+        data.ia[i] = data.body_matrices[i];
         data.pa[i] = force_cross(&vi, &inertia.mul_motion(&vi));
         if let Some(fext) = fext {
             data.pa[i] -= fext[i];
@@ -87,8 +87,7 @@ fn articulated_inertias(model: &Model, data: &mut Data, tau: &[f64]) -> Result<(
         };
         if p > 0 {
             let x = &data.li_m_i[i];
-            let xf = x.force_matrix();
-            data.ia[p] += xf * ia * xf.transpose();
+            data.ia[p] += x.act_inertia_matrix(&ia);
             data.pa[p] += x.act_force(&pa);
         }
     }

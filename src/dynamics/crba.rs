@@ -1,12 +1,13 @@
 //! Composite rigid-body algorithm (Featherstone 2008, Table 6.2): the joint-space mass
-//! matrix `M(q)`.
+//! matrix `M(q)`, computed in the world frame as Pinocchio does: composite inertias are
+//! 6×6 matrices summed in world coordinates and `M[j, i] = S_jᵀ Y_i S_i` needs no transform per ancestor.
 
-use nalgebra::{DMatrix, DVector, Vector6};
+use nalgebra::{DMatrix, DVector, Matrix6, Vector6};
 
 use super::kinematics::update_placements;
 use super::spatial::Se3;
 use super::{check_configuration, check_data, Data, DynamicsError};
-use crate::model::{Inertia, Model};
+use crate::model::{Inertia, JointKind, Model};
 
 /// The mass matrix `M(q)` (nv × nv, symmetric, both triangles) into `data.mass_matrix`.
 pub fn crba<'d>(
@@ -17,63 +18,58 @@ pub fn crba<'d>(
     check_data(model, data)?;
     check_configuration(model, q)?;
     update_placements(model, data, q);
-    for (y, inertia) in data.ycrb.iter_mut().zip(&model.inertias) {
-        *y = *inertia;
+    for (i, joint) in model.joints.iter().enumerate().skip(1) {
+        let o_m_i = &data.o_m_i[i];
+        data.ycrb[i] = transform_inertia(&model.inertias[i], o_m_i).matrix();
+        data.s_world[i] = world_motion_subspace(&joint.kind, o_m_i);
     }
     for i in (1..model.njoints()).rev() {
         let joint = &model.joints[i];
-        let yi = data.ycrb[i];
+        let yi = &data.ycrb[i];
         for k in 0..joint.nv() {
-            // Column of F = Y_i S_i (Featherstone eq. 6.12), walked up to the root.
-            let s = match joint.kind.motion_subspace() {
-                Some(s) => s,
-                None => unit(k),
-            };
+            // F = Y_i S_i (Featherstone eq. 6.12), projected on every ancestor's S_j.
             let col = joint.idx_v + k;
-            let mut f = yi.mul_motion(&s);
+            let f: Vector6<f64> = yi * data.s_world[i].column(k);
             let mut j = i;
             loop {
                 let jt = &model.joints[j];
-                write_block(&mut data.mass_matrix, jt, &f, col);
+                for r in 0..jt.nv() {
+                    let x = data.s_world[j].column(r).dot(&f);
+                    data.mass_matrix[(jt.idx_v + r, col)] = x;
+                    data.mass_matrix[(col, jt.idx_v + r)] = x;
+                }
                 if jt.parent == 0 {
                     break;
                 }
-                f = data.li_m_i[j].act_force(&f);
                 j = jt.parent;
             }
         }
         let p = joint.parent;
         if p > 0 {
-            // Y_parent += λ_X_i* Y_i (Featherstone eq. 6.11).
-            let moved = transform_inertia(&yi, &data.li_m_i[i]);
-            data.ycrb[p] = data.ycrb[p].add(&moved);
+            // Y_parent += Y_i (Featherstone eq. 6.11; both in world coordinates).
+            let yi = data.ycrb[i];
+            data.ycrb[p] += yi;
         }
     }
     Ok(&data.mass_matrix)
 }
 
-/// `M[j rows, col] = S_jᵀ F` and its symmetric entries.
+/// The joint's motion subspace in world coordinates (columns beyond nv are zero): `o_X_i S`.
 #[inline]
-fn write_block(m: &mut DMatrix<f64>, joint: &crate::model::Joint, f: &Vector6<f64>, col: usize) {
-    match joint.kind.motion_subspace() {
-        Some(s) => {
-            let x = s.dot(f);
-            m[(joint.idx_v, col)] = x;
-            m[(col, joint.idx_v)] = x;
-        }
-        None => {
-            for r in 0..joint.nv() {
-                m[(joint.idx_v + r, col)] = f[r];
-                m[(col, joint.idx_v + r)] = f[r];
+fn world_motion_subspace(kind: &JointKind, o_m_i: &Se3) -> Matrix6<f64> {
+    let mut s = Matrix6::zeros();
+    match kind.motion_subspace() {
+        Some(local) => s.set_column(0, &o_m_i.act_motion(&local)),
+        None if *kind == JointKind::FreeFlyer => {
+            for k in 0..6 {
+                let mut e = Vector6::zeros();
+                e[k] = 1.0;
+                s.set_column(k, &o_m_i.act_motion(&e));
             }
         }
+        None => {}
     }
-}
-
-fn unit(k: usize) -> Vector6<f64> {
-    let mut e = Vector6::zeros();
-    e[k] = 1.0;
-    e
+    s
 }
 
 /// The inertia `y` (in frame B) expressed in frame A given `a_M_b`: `c_A = R c_B + p`,

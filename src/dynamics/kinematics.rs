@@ -18,10 +18,13 @@ pub(crate) fn joint_transform(kind: &JointKind, q: &[f64]) -> Se3 {
                 trans: Vector3::new(q[0], q[1], q[2]),
             }
         }
-        JointKind::Revolute { axis } => Se3 {
-            rot: axis_rotation(axis, q[0].cos(), q[0].sin()),
-            trans: Vector3::zeros(),
-        },
+        JointKind::Revolute { axis } => {
+            let (s, c) = q[0].sin_cos();
+            Se3 {
+                rot: axis_rotation(axis, c, s),
+                trans: Vector3::zeros(),
+            }
+        }
         JointKind::RevoluteUnbounded { axis } => Se3 {
             rot: axis_rotation(axis, q[0], q[1]),
             trans: Vector3::zeros(),

@@ -21,7 +21,7 @@ pub mod spatial;
 use nalgebra::{DMatrix, DVector, Isometry3, Matrix6, Vector6};
 use thiserror::Error;
 
-use crate::model::{Inertia, JointKind, Model, ModelError};
+use crate::model::{JointKind, Model, ModelError};
 
 pub use aba::aba;
 pub use cholesky::MassCholesky;
@@ -113,8 +113,12 @@ pub struct Data {
     pub(crate) acc: Vec<Vector6<f64>>,
     /// Spatial force of each body, local frame.
     pub(crate) force: Vec<Vector6<f64>>,
-    /// Composite rigid-body inertias (CRBA).
-    pub(crate) ycrb: Vec<Inertia>,
+    /// Composite rigid-body inertias, world coordinates (CRBA).
+    pub(crate) ycrb: Vec<Matrix6<f64>>,
+    /// Motion subspaces in world coordinates, one column per velocity coordinate (CRBA).
+    pub(crate) s_world: Vec<Matrix6<f64>>,
+    /// Spatial inertia matrices of the bodies, local frames (constant).
+    pub(crate) body_matrices: Vec<Matrix6<f64>>,
     /// Articulated-body inertias (ABA).
     pub(crate) ia: Vec<Matrix6<f64>>,
     /// Articulated bias forces (ABA).
@@ -157,7 +161,9 @@ impl Data {
             vel: vec![Vector6::zeros(); n],
             acc: vec![Vector6::zeros(); n],
             force: vec![Vector6::zeros(); n],
-            ycrb: vec![Inertia::zero(); n],
+            ycrb: vec![Matrix6::zeros(); n],
+            s_world: vec![Matrix6::zeros(); n],
+            body_matrices: model.inertias.iter().map(|i| i.matrix()).collect(),
             ia: vec![Matrix6::zeros(); n],
             pa: vec![Vector6::zeros(); n],
             bias: vec![Vector6::zeros(); n],

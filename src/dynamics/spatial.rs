@@ -93,14 +93,27 @@ impl Se3 {
         stack(fa, self.rot * ang(f) + self.trans.cross(&fa))
     }
 
-    /// The 6×6 matrix of [`Se3::act_force`]: `[[R, 0], [p̂ R, R]]` (Featherstone eq. 2.24).
-    pub fn force_matrix(&self) -> Matrix6<f64> {
-        let mut x = Matrix6::zeros();
-        x.fixed_view_mut::<3, 3>(0, 0).copy_from(&self.rot);
-        x.fixed_view_mut::<3, 3>(3, 3).copy_from(&self.rot);
-        x.fixed_view_mut::<3, 3>(3, 0)
-            .copy_from(&(self.trans.cross_matrix() * self.rot));
-        x
+    /// A spatial inertia (6×6, force = I · motion) given in B, expressed in A:
+    /// `X* I X*ᵀ` with `X* = [[R, 0], [p̂ R, R]]` (Featherstone eq. 2.66), by blocks: with
+    /// `I = [[A, B], [Bᵀ, C]]` rotated to `A', B', C'`, the result is
+    /// `[[A', B' − A' p̂], [·ᵀ, C' + p̂ B' + (p̂ B')ᵀ − p̂ A' p̂]]`.
+    pub fn act_inertia_matrix(&self, inertia: &Matrix6<f64>) -> Matrix6<f64> {
+        let r = &self.rot;
+        let rt = r.transpose();
+        let a = r * inertia.fixed_view::<3, 3>(0, 0) * rt;
+        let b = r * inertia.fixed_view::<3, 3>(0, 3) * rt;
+        let c = r * inertia.fixed_view::<3, 3>(3, 3) * rt;
+        let px = self.trans.cross_matrix();
+        let top_right = b - a * px;
+        let g = px * b;
+        let bottom_right = c + g + g.transpose() - px * a * px;
+        let mut out = Matrix6::zeros();
+        out.fixed_view_mut::<3, 3>(0, 0).copy_from(&a);
+        out.fixed_view_mut::<3, 3>(0, 3).copy_from(&top_right);
+        out.fixed_view_mut::<3, 3>(3, 0)
+            .copy_from(&top_right.transpose());
+        out.fixed_view_mut::<3, 3>(3, 3).copy_from(&bottom_right);
+        out
     }
 }
 
