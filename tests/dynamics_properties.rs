@@ -200,6 +200,10 @@ fn integrate_and_difference_are_inverse() {
             );
             let again = dynamics::integrate(&model, &q, &back, 1.0).unwrap();
             assert_close_vec(&format!("{robot}: q ⊕ (q1 ⊖ q)"), &again, &q1, 1e-12);
+            // Tiny steps too (finite differences, consistency metrics).
+            let q2 = dynamics::integrate(&model, &q, &v, 1e-7).unwrap();
+            let back = dynamics::difference(&model, &q, &q2).unwrap() / 1e-7;
+            assert_close_vec(&format!("{robot}: small difference"), &back, &v, 1e-7);
         }
     }
 }

@@ -80,7 +80,7 @@ pub fn difference(
                     q1[iq + 2] - q0[iq + 2],
                 );
                 // ξ = log6(M0⁻¹ M1): ω = log3(R0ᵀ R1), v = V(ω)⁻¹ R0ᵀ (p1 − p0).
-                let ang = (r0.inverse() * r1).scaled_axis();
+                let ang = log3(&(r0.inverse() * r1));
                 let lin = left_jacobian_so3_inverse(&ang) * (r0.inverse() * dp);
                 out.rows_mut(iv, 3).copy_from(&lin);
                 out.rows_mut(iv + 3, 3).copy_from(&ang);
@@ -95,14 +95,34 @@ fn quaternion(q: &DVector<f64>, k: usize) -> UnitQuaternion<f64> {
     UnitQuaternion::new_normalize(Quaternion::new(q[k + 3], q[k], q[k + 1], q[k + 2]))
 }
 
+/// The rotation vector ω with `exp3(ω) = r`, ‖ω‖ ≤ π: `θ = 2 atan2(‖xyz‖, w)` with `w ≥ 0`
+/// (accurate for small angles, unlike `2 acos(w)`).
+fn log3(r: &UnitQuaternion<f64>) -> Vector3<f64> {
+    let (w, xyz) = if r.w < 0.0 {
+        (-r.w, -r.imag())
+    } else {
+        (r.w, r.imag())
+    };
+    let s = xyz.norm();
+    if s < 1e-300 {
+        return Vector3::zeros();
+    }
+    xyz * (2.0 * s.atan2(w) / s)
+}
+
 /// `V(ω) = I + (1 − cos θ)/θ² [ω]× + (θ − sin θ)/θ³ [ω]×²`, θ = ‖ω‖ (series near 0).
 fn left_jacobian_so3(w: &Vector3<f64>) -> Matrix3<f64> {
     let t2 = w.norm_squared();
     let t = t2.sqrt();
-    let (a, b) = if t < 1e-4 {
-        (0.5 - t2 / 24.0, 1.0 / 6.0 - t2 / 120.0)
+    let (a, b) = if t < 1e-3 {
+        (
+            0.5 - t2 / 24.0 + t2 * t2 / 720.0,
+            1.0 / 6.0 - t2 / 120.0 + t2 * t2 / 5040.0,
+        )
     } else {
-        ((1.0 - t.cos()) / t2, (t - t.sin()) / (t2 * t))
+        // 1 − cos θ = 2 sin²(θ/2) avoids the cancellation.
+        let h = (t / 2.0).sin();
+        (2.0 * h * h / t2, (t - t.sin()) / (t2 * t))
     };
     let k = w.cross_matrix();
     Matrix3::identity() + k * a + k * k * b
@@ -112,11 +132,42 @@ fn left_jacobian_so3(w: &Vector3<f64>) -> Matrix3<f64> {
 fn left_jacobian_so3_inverse(w: &Vector3<f64>) -> Matrix3<f64> {
     let t2 = w.norm_squared();
     let t = t2.sqrt();
-    let c = if t < 1e-4 {
-        1.0 / 12.0 + t2 / 720.0
+    let c = if t < 1e-3 {
+        1.0 / 12.0 + t2 / 720.0 + t2 * t2 / 30240.0
     } else {
-        (1.0 - t * t.sin() / (2.0 * (1.0 - t.cos()))) / t2
+        // θ sin θ / (2 (1 − cos θ)) = (θ/2) cot(θ/2), without the cancellation of 1 − cos θ.
+        let h = t / 2.0;
+        (1.0 - h * h.cos() / h.sin()) / t2
     };
     let k = w.cross_matrix();
     Matrix3::identity() - k * 0.5 + k * k * c
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log3_inverts_exp3_for_small_and_large_angles() {
+        for t in [1e-12, 1e-7, 1e-3, 1.0, 3.1] {
+            let w = Vector3::new(0.48, -0.6, 0.64) * t;
+            let back = log3(&UnitQuaternion::from_scaled_axis(w));
+            assert!(
+                (back - w).norm() <= 1e-14 * t.max(1e-300) + 1e-300,
+                "θ = {t}: {back}"
+            );
+        }
+    }
+
+    #[test]
+    fn left_jacobian_and_its_inverse_across_the_series_threshold() {
+        for t in [0.0, 1e-8, 1e-4, 9.99e-4, 1.001e-3, 1e-2, 1.0, 3.0] {
+            let w = Vector3::new(0.6, -0.8, 0.0) * t;
+            let product = left_jacobian_so3(&w) * left_jacobian_so3_inverse(&w);
+            assert!(
+                (product - Matrix3::identity()).amax() < 1e-14,
+                "θ = {t}: {product}"
+            );
+        }
+    }
 }

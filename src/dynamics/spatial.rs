@@ -152,3 +152,48 @@ pub fn axis_rotation(axis: &Vector3<f64>, c: f64, s: f64) -> Matrix3<f64> {
         c + k * z * z,
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Inertia;
+
+    fn placement() -> Se3 {
+        Se3 {
+            rot: Rotation3::from_euler_angles(0.3, -1.1, 2.0).into_inner(),
+            trans: Vector3::new(0.4, -0.2, 1.5),
+        }
+    }
+
+    #[test]
+    fn inertia_congruence_by_blocks_equals_the_6x6_products() {
+        let m = placement();
+        let mut xf = Matrix6::zeros();
+        xf.fixed_view_mut::<3, 3>(0, 0).copy_from(&m.rot);
+        xf.fixed_view_mut::<3, 3>(3, 3).copy_from(&m.rot);
+        xf.fixed_view_mut::<3, 3>(3, 0)
+            .copy_from(&(m.trans.cross_matrix() * m.rot));
+        let inertia = Inertia {
+            mass: 2.0,
+            com: Vector3::new(0.1, 0.2, -0.3),
+            rotational: Matrix3::new(0.3, 0.01, 0.02, 0.01, 0.2, 0.03, 0.02, 0.03, 0.1),
+        }
+        .matrix();
+        let expected = xf * inertia * xf.transpose();
+        assert!((m.act_inertia_matrix(&inertia) - expected).amax() < 1e-14);
+    }
+
+    #[test]
+    fn motion_and_force_actions_are_dual_and_invertible() {
+        let m = placement();
+        let v = Vector6::new(0.1, -0.7, 0.3, 1.2, 0.4, -0.9);
+        let f = Vector6::new(2.0, 1.0, -3.0, 0.5, 0.25, 0.0);
+        // Power is frame independent: ⟨X v, X* f⟩ = ⟨v, f⟩.
+        let power = m.act_motion(&v).dot(&m.act_force(&f));
+        assert!((power - v.dot(&f)).abs() < 1e-14);
+        assert!((m.act_inv_motion(&m.act_motion(&v)) - v).amax() < 1e-15);
+        let rot = axis_rotation(&Vector3::z(), 0.5_f64.cos(), 0.5_f64.sin());
+        let expected = Rotation3::from_axis_angle(&Vector3::z_axis(), 0.5).into_inner();
+        assert!((rot - expected).amax() < 1e-15);
+    }
+}
