@@ -195,7 +195,7 @@ fn integrate_and_difference_are_inverse() {
             assert_close_vec(
                 &format!("{robot}: difference(q, q ⊕ 0.7 v)"),
                 &back,
-                &(v * 0.7),
+                &(&v * 0.7),
                 1e-10,
             );
             let again = dynamics::integrate(&model, &q, &back, 1.0).unwrap();
