@@ -3,7 +3,7 @@
 
 use nalgebra::{DVector, Vector6};
 
-use super::kinematics::update_placements;
+use super::kinematics::update_local_placements;
 use super::rnea::joint_motion;
 use super::spatial::{force_cross, motion_cross};
 use super::{check_configuration, check_data, check_fext, check_velocity, Data, DynamicsError};
@@ -25,7 +25,7 @@ pub fn aba<'d>(
     check_velocity(model, v, "v")?;
     check_velocity(model, tau, "tau")?;
     check_fext(model, fext)?;
-    update_placements(model, data, q);
+    update_local_placements(model, data, q);
     velocities_and_bias(model, data, v.as_slice(), fext);
     articulated_inertias(model, data, tau.as_slice())?;
     accelerations(model, data)?;

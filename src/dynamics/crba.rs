@@ -21,7 +21,7 @@ pub fn crba<'d>(
     for (i, joint) in model.joints.iter().enumerate().skip(1) {
         let o_m_i = &data.o_m_i[i];
         data.ycrb[i] = transform_inertia(&model.inertias[i], o_m_i).matrix();
-        data.s_world[i] = world_motion_subspace(&joint.kind, o_m_i);
+        world_motion_subspace(&joint.kind, o_m_i, &mut data.s_world[i]);
     }
     for i in (1..model.njoints()).rev() {
         let joint = &model.joints[i];
@@ -54,10 +54,10 @@ pub fn crba<'d>(
     Ok(&data.mass_matrix)
 }
 
-/// The joint's motion subspace in world coordinates (columns beyond nv are zero): `o_X_i S`.
+/// Writes the joint's motion subspace in world coordinates, `o_X_i S`, into the first nv
+/// columns of `s` (the others are never read).
 #[inline]
-fn world_motion_subspace(kind: &JointKind, o_m_i: &Se3) -> Matrix6<f64> {
-    let mut s = Matrix6::zeros();
+fn world_motion_subspace(kind: &JointKind, o_m_i: &Se3, s: &mut Matrix6<f64>) {
     match kind.motion_subspace() {
         Some(local) => s.set_column(0, &o_m_i.act_motion(&local)),
         None if *kind == JointKind::FreeFlyer => {
@@ -69,7 +69,6 @@ fn world_motion_subspace(kind: &JointKind, o_m_i: &Se3) -> Matrix6<f64> {
         }
         None => {}
     }
-    s
 }
 
 /// The inertia `y` (in frame B) expressed in frame A given `a_M_b`: `c_A = R c_B + p`,

@@ -4,7 +4,7 @@
 
 use nalgebra::{DVector, Vector6};
 
-use super::kinematics::update_placements;
+use super::kinematics::{update_local_placements, update_placements};
 use super::rnea::joint_motion;
 use super::{check_configuration, check_data, check_velocity, Data, DynamicsError};
 use crate::model::Model;
@@ -19,7 +19,7 @@ pub fn kinetic_energy(
     check_data(model, data)?;
     check_configuration(model, q)?;
     check_velocity(model, v, "v")?;
-    update_placements(model, data, q);
+    update_local_placements(model, data, q);
     data.vel[0] = Vector6::zeros();
     let mut energy = 0.0;
     for (i, joint) in model.joints.iter().enumerate().skip(1) {

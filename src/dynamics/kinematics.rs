@@ -36,13 +36,53 @@ pub(crate) fn joint_transform(kind: &JointKind, q: &[f64]) -> Se3 {
     }
 }
 
-/// Fills `li_m_i` (joint in parent) and `o_m_i` (joint in world) for a checked `q`.
-pub(crate) fn update_placements(model: &Model, data: &mut Data, q: &DVector<f64>) {
+/// Fills `li_m_i` (joint in parent) for a checked `q`.
+pub(crate) fn update_local_placements(model: &Model, data: &mut Data, q: &DVector<f64>) {
     let qs = q.as_slice();
     for (i, joint) in model.joints.iter().enumerate().skip(1) {
-        let jmc = joint_transform(&joint.kind, &qs[joint.idx_q..joint.idx_q + joint.nq()]);
-        data.li_m_i[i] = data.joint_placements[i].compose(&jmc);
+        let qj = &qs[joint.idx_q..joint.idx_q + joint.nq()];
+        let placement = &data.joint_placements[i];
+        data.li_m_i[i] = match &joint.kind {
+            JointKind::Revolute { axis } => {
+                let (s, c) = qj[0].sin_cos();
+                rotated(placement, axis, c, s)
+            }
+            JointKind::RevoluteUnbounded { axis } => rotated(placement, axis, qj[0], qj[1]),
+            kind => placement.compose(&joint_transform(kind, qj)),
+        };
+    }
+}
+
+/// Fills `li_m_i` and `o_m_i` (joint in world) for a checked `q`.
+pub(crate) fn update_placements(model: &Model, data: &mut Data, q: &DVector<f64>) {
+    update_local_placements(model, data, q);
+    for (i, joint) in model.joints.iter().enumerate().skip(1) {
         data.o_m_i[i] = data.o_m_i[joint.parent].compose(&data.li_m_i[i]);
+    }
+}
+
+/// `placement ∘ R_axis(θ)` from cos θ and sin θ; for an axis along ±x, ±y or ±z only two
+/// columns of the placement's rotation mix (12 products instead of a 3×3 product), as
+/// Pinocchio's `JointModelRX/RY/RZ`.
+#[inline]
+fn rotated(placement: &Se3, axis: &Vector3<f64>, c: f64, s: f64) -> Se3 {
+    let aligned = (0..3).find(|&k| axis[k].abs() == 1.0);
+    let rot = match aligned {
+        Some(k) => {
+            let s = s * axis[k];
+            let (k1, k2) = ((k + 1) % 3, (k + 2) % 3);
+            let p = &placement.rot;
+            let (c1, c2) = (p.column(k1), p.column(k2));
+            let mut rot = *p;
+            rot.set_column(k1, &(c1 * c + c2 * s));
+            rot.set_column(k2, &(c2 * c - c1 * s));
+            rot
+        }
+        None => placement.rot * axis_rotation(axis, c, s),
+    };
+    Se3 {
+        rot,
+        trans: placement.trans,
     }
 }
 
@@ -64,4 +104,33 @@ pub fn forward_kinematics(
         data.omf[f] = omf.to_isometry();
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nalgebra::{Rotation3, Unit};
+
+    #[test]
+    fn rotation_about_aligned_and_unaligned_axes() {
+        let placement = Se3 {
+            rot: Rotation3::from_euler_angles(0.2, 0.7, -1.3).into_inner(),
+            trans: Vector3::new(1.0, 2.0, 3.0),
+        };
+        let theta: f64 = 0.83;
+        for axis in [
+            Vector3::x(),
+            -Vector3::x(),
+            Vector3::y(),
+            -Vector3::y(),
+            Vector3::z(),
+            -Vector3::z(),
+            Vector3::new(1.0, -2.0, 0.5).normalize(),
+        ] {
+            let got = rotated(&placement, &axis, theta.cos(), theta.sin());
+            let r = Rotation3::from_axis_angle(&Unit::new_normalize(axis), theta).into_inner();
+            assert!((got.rot - placement.rot * r).amax() < 1e-15, "axis {axis}");
+            assert_eq!(got.trans, placement.trans);
+        }
+    }
 }

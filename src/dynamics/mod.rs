@@ -101,7 +101,8 @@ pub struct Data {
     pub ddq: DVector<f64>,
     /// Placement of each joint frame in its parent's frame (`liMi`).
     pub(crate) li_m_i: Vec<Se3>,
-    /// World placement of each joint frame (`oMi`).
+    /// World placement of each joint frame (`oMi`), refreshed by [`forward_kinematics`],
+    /// [`crba`] and [`potential_energy`]; the Jacobians read it.
     pub(crate) o_m_i: Vec<Se3>,
     /// Joint placements of the model (constant).
     pub(crate) joint_placements: Vec<Se3>,

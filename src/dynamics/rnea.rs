@@ -3,7 +3,7 @@
 
 use nalgebra::{DVector, Vector6};
 
-use super::kinematics::update_placements;
+use super::kinematics::update_local_placements;
 use super::spatial::force_cross;
 use super::{check_configuration, check_data, check_fext, check_velocity, Data, DynamicsError};
 use crate::model::{JointKind, Model};
@@ -24,7 +24,7 @@ pub fn rnea<'d>(
     check_velocity(model, v, "v")?;
     check_velocity(model, a, "a")?;
     check_fext(model, fext)?;
-    update_placements(model, data, q);
+    update_local_placements(model, data, q);
     rnea_passes(model, data, v.as_slice(), Some(a.as_slice()), fext, true);
     let mut tau = std::mem::replace(&mut data.tau, DVector::zeros(0));
     project_forces(model, data, &mut tau);
@@ -42,7 +42,7 @@ pub fn nonlinear_effects<'d>(
     check_data(model, data)?;
     check_configuration(model, q)?;
     check_velocity(model, v, "v")?;
-    update_placements(model, data, q);
+    update_local_placements(model, data, q);
     rnea_passes(model, data, v.as_slice(), None, None, true);
     let mut nle = std::mem::replace(&mut data.nle, DVector::zeros(0));
     project_forces(model, data, &mut nle);
@@ -58,7 +58,7 @@ pub fn generalized_gravity<'d>(
 ) -> Result<&'d DVector<f64>, DynamicsError> {
     check_data(model, data)?;
     check_configuration(model, q)?;
-    update_placements(model, data, q);
+    update_local_placements(model, data, q);
     rnea_passes(model, data, &[], None, None, false);
     let mut g = std::mem::replace(&mut data.gravity, DVector::zeros(0));
     project_forces(model, data, &mut g);
