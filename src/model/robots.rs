@@ -156,6 +156,10 @@ impl Manifest {
         self.check_sha256(&wheel)?;
         let staged = tmp.join("package");
         self.extract(&wheel, &staged, progress)?;
+        if self.robots.iter().all(|r| self.is_fetched(r)) {
+            // Another process finished first: keep its copy, drop ours.
+            return Ok(());
+        }
         if target.exists() {
             // An incomplete copy (files deleted by hand): replace it.
             std::fs::remove_dir_all(target).map_err(|e| {
