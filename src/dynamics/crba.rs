@@ -1,8 +1,9 @@
 //! Composite rigid-body algorithm (Featherstone 2008, Table 6.2): the joint-space mass
 //! matrix `M(q)`, computed in the world frame as Pinocchio does: composite inertias are
-//! 6×6 matrices summed in world coordinates and `M[j, i] = S_jᵀ Y_i S_i` needs no transform per ancestor.
+//! 6×6 matrices summed in world coordinates, and `M[j, i] = S_jᵀ Y_i S_i` needs no
+//! transform per ancestor (a free flyer's `S_jᵀ F` is `F` expressed in its local frame).
 
-use nalgebra::{DMatrix, DVector, Matrix6, Vector6};
+use nalgebra::{DMatrix, DVector, Vector6};
 
 use super::kinematics::update_placements;
 use super::spatial::Se3;
@@ -21,53 +22,70 @@ pub fn crba<'d>(
     for (i, joint) in model.joints.iter().enumerate().skip(1) {
         let o_m_i = &data.o_m_i[i];
         data.ycrb[i] = transform_inertia(&model.inertias[i], o_m_i).matrix();
-        world_motion_subspace(&joint.kind, o_m_i, &mut data.s_world[i]);
+        if let Some(local) = joint.kind.motion_subspace() {
+            data.s_world[i] = o_m_i.act_motion(&local);
+        }
     }
+    let nv = model.nv();
     for i in (1..model.njoints()).rev() {
         let joint = &model.joints[i];
-        let yi = &data.ycrb[i];
-        for k in 0..joint.nv() {
-            // F = Y_i S_i (Featherstone eq. 6.12), projected on every ancestor's S_j.
-            let col = joint.idx_v + k;
-            let f: Vector6<f64> = yi * data.s_world[i].column(k);
-            let mut j = i;
-            loop {
-                let jt = &model.joints[j];
-                for r in 0..jt.nv() {
-                    let x = data.s_world[j].column(r).dot(&f);
-                    data.mass_matrix[(jt.idx_v + r, col)] = x;
-                    data.mass_matrix[(col, jt.idx_v + r)] = x;
+        match joint.kind {
+            JointKind::FreeFlyer => {
+                for k in 0..6 {
+                    let mut e = Vector6::zeros();
+                    e[k] = 1.0;
+                    let f = data.ycrb[i] * data.o_m_i[i].act_motion(&e);
+                    project_on_ancestors(model, data, i, &f, joint.idx_v + k, nv);
                 }
-                if jt.parent == 0 {
-                    break;
-                }
-                j = jt.parent;
+            }
+            JointKind::Universe => {}
+            _ => {
+                // F = Y_i S_i (Featherstone eq. 6.12).
+                let f = data.ycrb[i] * data.s_world[i];
+                project_on_ancestors(model, data, i, &f, joint.idx_v, nv);
             }
         }
         let p = joint.parent;
         if p > 0 {
             // Y_parent += Y_i (Featherstone eq. 6.11; both in world coordinates).
-            let yi = data.ycrb[i];
-            data.ycrb[p] += yi;
+            let (ancestors, rest) = data.ycrb.split_at_mut(i);
+            ancestors[p] += &rest[0];
         }
     }
     Ok(&data.mass_matrix)
 }
 
-/// Writes the joint's motion subspace in world coordinates, `o_X_i S`, into the first nv
-/// columns of `s` (the others are never read).
+/// `M[j, col] = M[col, j] = S_jᵀ F` for joint `i` and all its ancestors `j`.
 #[inline]
-fn world_motion_subspace(kind: &JointKind, o_m_i: &Se3, s: &mut Matrix6<f64>) {
-    match kind.motion_subspace() {
-        Some(local) => s.set_column(0, &o_m_i.act_motion(&local)),
-        None if *kind == JointKind::FreeFlyer => {
-            for k in 0..6 {
-                let mut e = Vector6::zeros();
-                e[k] = 1.0;
-                s.set_column(k, &o_m_i.act_motion(&e));
+fn project_on_ancestors(
+    model: &Model,
+    data: &mut Data,
+    i: usize,
+    f: &Vector6<f64>,
+    col: usize,
+    nv: usize,
+) {
+    let m = data.mass_matrix.as_mut_slice();
+    let mut j = i;
+    while j > 0 {
+        let jt = &model.joints[j];
+        let row = jt.idx_v;
+        match jt.kind {
+            JointKind::FreeFlyer => {
+                let local = data.o_m_i[j].act_inv_force(f);
+                for r in 0..6 {
+                    m[col * nv + row + r] = local[r];
+                    m[(row + r) * nv + col] = local[r];
+                }
+            }
+            JointKind::Universe => {}
+            _ => {
+                let x = data.s_world[j].dot(f);
+                m[col * nv + row] = x;
+                m[row * nv + col] = x;
             }
         }
-        None => {}
+        j = jt.parent;
     }
 }
 

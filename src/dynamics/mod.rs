@@ -116,8 +116,8 @@ pub struct Data {
     pub(crate) force: Vec<Vector6<f64>>,
     /// Composite rigid-body inertias, world coordinates (CRBA).
     pub(crate) ycrb: Vec<Matrix6<f64>>,
-    /// Motion subspaces in world coordinates, one column per velocity coordinate (CRBA).
-    pub(crate) s_world: Vec<Matrix6<f64>>,
+    /// Motion subspaces of one-dof joints in world coordinates (CRBA).
+    pub(crate) s_world: Vec<Vector6<f64>>,
     /// Spatial inertia matrices of the bodies, local frames (constant).
     pub(crate) body_matrices: Vec<Matrix6<f64>>,
     /// Articulated-body inertias (ABA).
@@ -163,7 +163,7 @@ impl Data {
             acc: vec![Vector6::zeros(); n],
             force: vec![Vector6::zeros(); n],
             ycrb: vec![Matrix6::zeros(); n],
-            s_world: vec![Matrix6::zeros(); n],
+            s_world: vec![Vector6::zeros(); n],
             body_matrices: model.inertias.iter().map(|i| i.matrix()).collect(),
             ia: vec![Matrix6::zeros(); n],
             pa: vec![Vector6::zeros(); n],

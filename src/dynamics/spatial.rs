@@ -93,6 +93,14 @@ impl Se3 {
         stack(fa, self.rot * ang(f) + self.trans.cross(&fa))
     }
 
+    /// A force in A expressed in B: `f_B = Rᵀ f_A`, `n_B = Rᵀ (n_A − p × f_A)`.
+    #[inline]
+    pub fn act_inv_force(&self, f: &Vector6<f64>) -> Vector6<f64> {
+        let fa = lin(f);
+        let rt = self.rot.transpose();
+        stack(rt * fa, rt * (ang(f) - self.trans.cross(&fa)))
+    }
+
     /// A spatial inertia (6×6, force = I · motion) given in B, expressed in A:
     /// `X* I X*ᵀ` with `X* = [[R, 0], [p̂ R, R]]` (Featherstone eq. 2.66), by blocks: with
     /// `I = [[A, B], [Bᵀ, C]]` rotated to `A', B', C'`, the result is
@@ -192,6 +200,7 @@ mod tests {
         let power = m.act_motion(&v).dot(&m.act_force(&f));
         assert!((power - v.dot(&f)).abs() < 1e-14);
         assert!((m.act_inv_motion(&m.act_motion(&v)) - v).amax() < 1e-15);
+        assert!((m.act_inv_force(&m.act_force(&f)) - f).amax() < 1e-15);
         let rot = axis_rotation(&Vector3::z(), 0.5_f64.cos(), 0.5_f64.sin());
         let expected = Rotation3::from_axis_angle(&Vector3::z_axis(), 0.5).into_inner();
         assert!((rot - expected).amax() < 1e-15);
