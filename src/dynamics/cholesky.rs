@@ -12,7 +12,7 @@ pub struct MassCholesky {
 }
 
 impl MassCholesky {
-    /// Factorizes `M` (e.g. `data.mass_matrix` after [`super::crba`]).
+    /// Factorizes `M` (e.g. `data.mass_matrix` after [`super::crba()`]).
     pub fn new(mass_matrix: &DMatrix<f64>) -> Result<MassCholesky, DynamicsError> {
         if !mass_matrix.is_square() {
             return Err(DynamicsError::WrongSize {

@@ -89,20 +89,20 @@ pub struct Data {
     pub omi: Vec<Isometry3<f64>>,
     /// World placement of every frame of [`Model::frames`], from [`forward_kinematics`].
     pub omf: Vec<Isometry3<f64>>,
-    /// Joint-space mass matrix `M(q)`, nv × nv, both triangles, from [`crba`].
+    /// Joint-space mass matrix `M(q)`, nv × nv, both triangles, from [`crba()`].
     pub mass_matrix: DMatrix<f64>,
-    /// Joint torques from [`rnea`] (dimension nv).
+    /// Joint torques from [`rnea()`] (dimension nv).
     pub tau: DVector<f64>,
     /// Nonlinear effects `C(q, v) v + g(q)` from [`nonlinear_effects`] (dimension nv).
     pub nle: DVector<f64>,
     /// Generalized gravity `g(q)` from [`generalized_gravity`] (dimension nv).
     pub gravity: DVector<f64>,
-    /// Joint accelerations from [`aba`] (dimension nv).
+    /// Joint accelerations from [`aba()`] (dimension nv).
     pub ddq: DVector<f64>,
     /// Placement of each joint frame in its parent's frame (`liMi`).
     pub(crate) li_m_i: Vec<Se3>,
     /// World placement of each joint frame (`oMi`), refreshed by [`forward_kinematics`],
-    /// [`crba`] and [`potential_energy`]; the Jacobians read it.
+    /// [`crba()`] and [`potential_energy`]; the Jacobians read it.
     pub(crate) o_m_i: Vec<Se3>,
     /// Joint placements of the model (constant).
     pub(crate) joint_placements: Vec<Se3>,
