@@ -1,17 +1,27 @@
 //! Cross-checks between the algorithms on the three robots at seeded random states:
 //! M symmetric positive definite, RNEA(q, 0, 0) = g(q), ABA = M⁻¹(τ − nle), RNEA ∘ ABA = id
 //! (with external forces too), CRBA columns from RNEA, Jacobians against finite differences
-//! of frame positions, integrate/difference round trips.
+//! of frame positions, integrate/difference round trips. A small model with every joint type
+//! on unaligned axes (`tests/data/model_mixed.urdf`) joins the three robots.
 
 mod dynamics_support;
 
 use contactbench::dynamics::{self, Data, MassCholesky};
-use contactbench::model::robots::load_robot;
-use contactbench::model::Model;
+use contactbench::model::{Model, RootJoint};
 use dynamics_support::*;
 use nalgebra::{DMatrix, DVector, Vector3, Vector6};
 
-const ROBOTS: [&str; 3] = ["solo12", "talos", "allegro"];
+const ROBOTS: [&str; 4] = ["solo12", "talos", "allegro", "mixed"];
+
+/// A robot of the manifest, or the mixed-joint test model (free-flyer root).
+fn load_robot(name: &str) -> Model {
+    if name == "mixed" {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/model_mixed.urdf");
+        Model::from_urdf(path, RootJoint::FreeFlyer).unwrap()
+    } else {
+        contactbench::model::robots::load_robot(name).unwrap()
+    }
+}
 
 fn states(model: &Model, seed: u64, n: usize) -> Vec<(DVector<f64>, DVector<f64>, DVector<f64>)> {
     let mut r = rng(seed);
@@ -28,7 +38,7 @@ fn states(model: &Model, seed: u64, n: usize) -> Vec<(DVector<f64>, DVector<f64>
 #[test]
 fn mass_matrix_is_symmetric_positive_definite() {
     for robot in ROBOTS {
-        let model = load_robot(robot).unwrap();
+        let model = load_robot(robot);
         let mut data = Data::new(&model);
         for (q, _, _) in states(&model, 1, 5) {
             let m = dynamics::crba(&model, &mut data, &q).unwrap().clone();
@@ -47,7 +57,7 @@ fn mass_matrix_is_symmetric_positive_definite() {
 #[test]
 fn rnea_without_motion_is_gravity_and_crba_columns_match_rnea() {
     for robot in ROBOTS {
-        let model = load_robot(robot).unwrap();
+        let model = load_robot(robot);
         let mut data = Data::new(&model);
         let zero = DVector::zeros(model.nv());
         for (q, _, _) in states(&model, 2, 3) {
@@ -77,7 +87,7 @@ fn rnea_without_motion_is_gravity_and_crba_columns_match_rnea() {
 #[test]
 fn aba_inverts_rnea_and_equals_the_mass_matrix_solve() {
     for robot in ROBOTS {
-        let model = load_robot(robot).unwrap();
+        let model = load_robot(robot);
         let mut data = Data::new(&model);
         let mut r = rng(3);
         for (q, v, tau) in states(&model, 4, 3) {
@@ -112,7 +122,7 @@ fn aba_inverts_rnea_and_equals_the_mass_matrix_solve() {
 
 #[test]
 fn external_force_at_a_frame_acts_through_the_jacobian_transpose() {
-    let model = load_robot("solo12").unwrap();
+    let model = load_robot("solo12");
     let mut data = Data::new(&model);
     let frame = model.frame_id("FL_FOOT").unwrap();
     let joint = model.frames[frame].parent_joint;
@@ -151,8 +161,9 @@ fn jacobians_match_finite_differences_of_frame_positions() {
             vec!["left_sole_link", "gripper_left_fingertip_3_link"],
         ),
         ("allegro", vec!["link_3.0_tip", "link_15.0_tip"]),
+        ("mixed", vec!["arm_tip", "bracket", "flap"]),
     ] {
-        let model = load_robot(robot).unwrap();
+        let model = load_robot(robot);
         let mut data = Data::new(&model);
         for (q, _, _) in states(&model, 6, 2) {
             for name in &frames {
@@ -181,7 +192,7 @@ fn jacobians_match_finite_differences_of_frame_positions() {
 #[test]
 fn integrate_and_difference_are_inverse() {
     for robot in ROBOTS {
-        let model = load_robot(robot).unwrap();
+        let model = load_robot(robot);
         for (q, v, _) in states(&model, 7, 3) {
             let q1 = dynamics::integrate(&model, &q, &v, 0.7).unwrap();
             if model.has_free_flyer() {

@@ -5,11 +5,20 @@
 mod dynamics_support;
 
 use contactbench::dynamics::{self, Data, MassCholesky};
-use contactbench::model::robots::load_robot;
+use contactbench::model::{robots, Model, ModelError, RootJoint};
 use dynamics_support::*;
 use nalgebra::{DMatrix, DVector};
 
 const TOL: f64 = 1e-9;
+
+fn load_robot(name: &str) -> Result<Model, ModelError> {
+    if name == "mixed" {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/model_mixed.urdf");
+        Model::from_urdf(path, RootJoint::FreeFlyer)
+    } else {
+        robots::load_robot(name)
+    }
+}
 
 fn check_robot(robot: &str) {
     let gold = golden(&format!("pinocchio_{robot}.json"));
@@ -154,4 +163,9 @@ fn talos_matches_pinocchio() {
 #[test]
 fn allegro_matches_pinocchio() {
     check_robot("allegro");
+}
+
+#[test]
+fn mixed_joint_types_match_pinocchio() {
+    check_robot("mixed");
 }

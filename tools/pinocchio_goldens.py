@@ -13,6 +13,9 @@ Pinocchio 4.1.0 installed in a virtual environment outside the repository:
     python3 -m venv /tmp/pin && /tmp/pin/bin/pip install pin==4.1.0
     /tmp/pin/bin/python tools/pinocchio_goldens.py talos tests/data/pinocchio_talos.json
     /tmp/pin/bin/python tools/pinocchio_goldens.py allegro tests/data/pinocchio_allegro.json
+    /tmp/pin/bin/python tools/pinocchio_goldens.py mixed tests/data/pinocchio_mixed.json
+
+`mixed` is the test model tests/data/model_mixed.urdf (every joint type on unaligned axes).
 
 `total_mass` is the mass of every body, including those welded to the world (the Allegro
 palm), which Pinocchio's computeTotalMass leaves out.
@@ -24,6 +27,8 @@ import sys
 
 import numpy as np
 import pinocchio as pin
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 ROBOTS = {
     "solo12": dict(
@@ -47,14 +52,20 @@ ROBOTS = {
         reference=None,
         frames=["link_3.0_tip", "link_7.0_tip", "link_11.0_tip", "link_15.0_tip"],
     ),
+    "mixed": dict(
+        urdf=os.path.join(REPO, "tests", "data", "model_mixed.urdf"),
+        srdf=None,
+        free_flyer=True,
+        reference=None,
+        frames=["arm_tip", "bracket", "flap"],
+    ),
 }
 
 SEED = 20261121
 
 
 def default_robots_dir():
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    cache = os.environ.get("CONTACTBENCH_CACHE") or os.path.join(root, "robots", "cache")
+    cache = os.environ.get("CONTACTBENCH_CACHE") or os.path.join(REPO, "robots", "cache")
     return os.path.join(cache, "example-robot-data-6.0.0", "share", "example-robot-data", "robots")
 
 
@@ -65,6 +76,9 @@ def random_configuration(model, rng):
     hi = np.clip(model.upperPositionLimit, -np.pi, np.pi)
     q = lo + (hi - lo) * rng.random(model.nq)
     for j in model.joints[1:]:
+        if j.nq == 2 and j.nv == 1:
+            theta = rng.uniform(-np.pi, np.pi)
+            q[j.idx_q : j.idx_q + 2] = [np.cos(theta), np.sin(theta)]
         if j.shortname() == "JointModelFreeFlyer":
             i = j.idx_q
             q[i : i + 3] = rng.uniform(-1.0, 1.0, 3)
@@ -151,7 +165,7 @@ def main():
         "robot": name,
         "generator": "pinocchio " + pin.__version__,
         "package": "example-robot-data 6.0.0",
-        "urdf": spec["urdf"],
+        "urdf": os.path.relpath(spec["urdf"], REPO) if os.path.isabs(spec["urdf"]) else spec["urdf"],
         "srdf": spec["srdf"],
         "free_flyer": spec["free_flyer"],
         "reference_configuration": spec["reference"],
