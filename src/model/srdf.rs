@@ -1,0 +1,87 @@
+//! Reference configurations from an SRDF file (`<group_state name="..."><joint name value/>`),
+//! as Pinocchio's `loadReferenceConfigurations`: each starts from the neutral configuration
+//! and overrides the joints it names. Joints of the SRDF that the model does not have (a
+//! reduced model) are skipped, as Pinocchio does.
+
+use std::path::Path;
+
+use nalgebra::DVector;
+
+use super::{xml, JointKind, Model, ModelError};
+
+impl Model {
+    /// Reads every `group_state` of an SRDF file into [`Model::reference_configurations`].
+    pub fn load_srdf(&mut self, path: impl AsRef<Path>) -> Result<(), ModelError> {
+        let file = path.as_ref();
+        let err = |message: String| ModelError::Srdf {
+            file: file.to_path_buf(),
+            message,
+        };
+        let text = std::fs::read_to_string(file).map_err(|source| ModelError::Io {
+            file: file.to_path_buf(),
+            source,
+        })?;
+        let elements = xml::elements(&text, file).map_err(err)?;
+        let mut current: Option<(String, DVector<f64>)> = None;
+        for e in &elements {
+            if e.depth <= 1 {
+                if let Some((name, q)) = current.take() {
+                    self.reference_configurations.insert(name, q);
+                }
+            }
+            if e.depth == 1 && e.name == "group_state" {
+                let name = e
+                    .attribute("name")
+                    .ok_or_else(|| err("<group_state> without a name".to_string()))?;
+                current = Some((name.to_string(), self.neutral_configuration()));
+            } else if e.depth == 2 && e.name == "joint" {
+                if let Some((state, q)) = current.as_mut() {
+                    self.set_srdf_joint(q, e, state).map_err(err)?;
+                }
+            }
+        }
+        if let Some((name, q)) = current.take() {
+            self.reference_configurations.insert(name, q);
+        }
+        Ok(())
+    }
+
+    fn set_srdf_joint(
+        &self,
+        q: &mut DVector<f64>,
+        e: &xml::Element,
+        state: &str,
+    ) -> Result<(), String> {
+        let name = e
+            .attribute("name")
+            .ok_or_else(|| format!("group_state '{state}': <joint> without a name"))?;
+        let Ok(id) = self.joint_id(name) else {
+            return Ok(());
+        };
+        let joint = &self.joints[id];
+        let text = e
+            .attribute("value")
+            .ok_or_else(|| format!("group_state '{state}': joint '{name}' without a value"))?;
+        let values = text
+            .split_whitespace()
+            .map(str::parse::<f64>)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|_| {
+                format!("group_state '{state}': joint '{name}': value '{text}' is not numbers")
+            })?;
+        let values = match (&joint.kind, values.as_slice()) {
+            (JointKind::RevoluteUnbounded { .. }, [theta]) => vec![theta.cos(), theta.sin()],
+            _ => values,
+        };
+        if values.len() != joint.nq() || values.iter().any(|x| !x.is_finite()) {
+            return Err(format!(
+                "group_state '{state}': joint '{name}': expected {} finite value(s), got '{text}'",
+                joint.nq()
+            ));
+        }
+        for (k, x) in values.into_iter().enumerate() {
+            q[joint.idx_q + k] = x;
+        }
+        Ok(())
+    }
+}

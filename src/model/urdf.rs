@@ -1,0 +1,421 @@
+//! Building a [`Model`] from a URDF file, the way Pinocchio's URDF parser does: joints in
+//! depth-first order, the child joints of a link sorted by name (urdfdom keeps joints in a
+//! name-ordered map: the Allegro hand's thumb `joint_12.0` comes before `joint_4.0`), fixed joints merged into their parent body
+//! (their frames kept), one `Body` frame per link, inertias and collision geometry expressed
+//! in the frame of the moving joint that carries them.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use nalgebra::{Isometry3, Matrix3, Translation3, Unit, UnitQuaternion, Vector3};
+
+use super::{
+    xml, CollisionGeometry, Frame, FrameKind, GeometryShape, Inertia, JointKind, Model, ModelError,
+    RootJoint,
+};
+
+/// URDF joint types accepted by the parser.
+const SUPPORTED_JOINT_TYPES: [&str; 4] = ["revolute", "continuous", "prismatic", "fixed"];
+
+impl Model {
+    /// Loads a URDF file. Mesh URIs (`package://pkg/rest`, `file://`, relative paths) are
+    /// resolved against the URDF's ancestor directories and must exist.
+    pub fn from_urdf(path: impl AsRef<Path>, root: RootJoint) -> Result<Model, ModelError> {
+        Model::from_urdf_with_packages(path, root, &[])
+    }
+
+    /// Loads a URDF file; `package://pkg/rest` URIs are looked up first as `DIR/pkg/rest` for
+    /// every `DIR` of `package_dirs`, then against the URDF's ancestor directories.
+    pub fn from_urdf_with_packages(
+        path: impl AsRef<Path>,
+        root: RootJoint,
+        package_dirs: &[PathBuf],
+    ) -> Result<Model, ModelError> {
+        let file = path.as_ref().to_path_buf();
+        let text = std::fs::read_to_string(&file).map_err(|source| ModelError::Io {
+            file: file.clone(),
+            source,
+        })?;
+        check_xml(&text, &file)?;
+        let robot = urdf_rs::read_from_string(&text).map_err(|e| ModelError::MalformedUrdf {
+            file: file.clone(),
+            message: e.to_string(),
+        })?;
+        let mut builder = UrdfBuilder {
+            file: &file,
+            robot: &robot,
+            package_dirs,
+        };
+        builder.build(root)
+    }
+}
+
+/// Checks what urdf-rs does not report clearly: malformed or truncated XML, and joint types
+/// that the model does not support (named with their joint).
+fn check_xml(text: &str, file: &Path) -> Result<(), ModelError> {
+    let elements = xml::elements(text, file).map_err(|message| ModelError::MalformedUrdf {
+        file: file.to_path_buf(),
+        message,
+    })?;
+    if elements[0].name != "robot" {
+        return Err(ModelError::MalformedUrdf {
+            file: file.to_path_buf(),
+            message: format!("root element is <{}>, expected <robot>", elements[0].name),
+        });
+    }
+    for e in elements
+        .iter()
+        .filter(|e| e.depth == 1 && e.name == "joint")
+    {
+        let name = e.attribute("name").unwrap_or("<unnamed>");
+        let kind = e.attribute("type").unwrap_or("<missing>");
+        if !SUPPORTED_JOINT_TYPES.contains(&kind) {
+            return Err(ModelError::UnsupportedJointType {
+                file: file.to_path_buf(),
+                joint: name.to_string(),
+                kind: kind.to_string(),
+            });
+        }
+    }
+    Ok(())
+}
+
+struct UrdfBuilder<'a> {
+    file: &'a Path,
+    robot: &'a urdf_rs::Robot,
+    package_dirs: &'a [PathBuf],
+}
+
+/// A link waiting to be visited: the joint through which it is reached (None for the root),
+/// the moving joint that carries it, and its placement in that joint's frame.
+struct Visit {
+    via: Option<usize>,
+    link: usize,
+    parent_joint: usize,
+    placement: Isometry3<f64>,
+}
+
+impl UrdfBuilder<'_> {
+    fn build(&mut self, root: RootJoint) -> Result<Model, ModelError> {
+        let links = &self.robot.links;
+        let mut index = HashMap::new();
+        for (k, link) in links.iter().enumerate() {
+            if index.insert(link.name.as_str(), k).is_some() {
+                return Err(self.not_a_tree(format!("link '{}' is defined twice", link.name)));
+            }
+        }
+        let (children, root_link) = self.tree(&index)?;
+        let mut model = Model::empty(&self.robot.name);
+        let mut stack = vec![Visit {
+            via: None,
+            link: root_link,
+            parent_joint: 0,
+            placement: Isometry3::identity(),
+        }];
+        if root == RootJoint::FreeFlyer {
+            let inf = f64::INFINITY;
+            let j = model.add_joint(
+                "root_joint",
+                JointKind::FreeFlyer,
+                0,
+                Isometry3::identity(),
+                [
+                    &[-inf, -inf, -inf, -1.0, -1.0, -1.0, -1.0],
+                    &[inf, inf, inf, 1.0, 1.0, 1.0, 1.0],
+                    &[inf; 6],
+                    &[inf; 6],
+                ],
+            );
+            model.frames.push(joint_frame("root_joint", j));
+            stack[0].parent_joint = j;
+        }
+        let mut visited = 0usize;
+        while let Some(visit) = stack.pop() {
+            visited += 1;
+            let (parent_joint, placement) = match visit.via {
+                None => (visit.parent_joint, visit.placement),
+                Some(j) => self.add_urdf_joint(&mut model, j, &visit)?,
+            };
+            self.add_link(&mut model, visit.link, parent_joint, &placement)?;
+            for &j in children[visit.link].iter().rev() {
+                let child = index[self.robot.joints[j].child.link.as_str()];
+                stack.push(Visit {
+                    via: Some(j),
+                    link: child,
+                    parent_joint,
+                    placement,
+                });
+            }
+        }
+        if visited != links.len() {
+            return Err(self.not_a_tree(format!(
+                "{} link(s) are not reachable from the root link '{}' (a loop?)",
+                links.len() - visited,
+                links[root_link].name
+            )));
+        }
+        Ok(model)
+    }
+
+    fn not_a_tree(&self, message: String) -> ModelError {
+        ModelError::NotATree {
+            file: self.file.to_path_buf(),
+            message,
+        }
+    }
+
+    /// Child joints of every link (sorted by name) and the root link (the only link that is
+    /// nobody's child).
+    fn tree(&self, index: &HashMap<&str, usize>) -> Result<(Vec<Vec<usize>>, usize), ModelError> {
+        let links = &self.robot.links;
+        let mut children = vec![Vec::new(); links.len()];
+        let mut parent_of: Vec<Option<usize>> = vec![None; links.len()];
+        for (j, joint) in self.robot.joints.iter().enumerate() {
+            let find = |name: &str| {
+                index
+                    .get(name)
+                    .copied()
+                    .ok_or_else(|| ModelError::UnknownLink {
+                        file: self.file.to_path_buf(),
+                        joint: joint.name.clone(),
+                        link: name.to_string(),
+                    })
+            };
+            let parent = find(&joint.parent.link)?;
+            let child = find(&joint.child.link)?;
+            if let Some(other) = parent_of[child] {
+                return Err(self.not_a_tree(format!(
+                    "link '{}' is the child of both joint '{}' and joint '{}'",
+                    joint.child.link, self.robot.joints[other].name, joint.name
+                )));
+            }
+            parent_of[child] = Some(j);
+            children[parent].push(j);
+        }
+        let joints = &self.robot.joints;
+        for list in &mut children {
+            list.sort_by(|&a, &b| joints[a].name.cmp(&joints[b].name));
+        }
+        let roots: Vec<usize> = (0..links.len())
+            .filter(|&k| parent_of[k].is_none())
+            .collect();
+        match roots.as_slice() {
+            [root] => Ok((children, *root)),
+            [] => {
+                Err(self
+                    .not_a_tree("every link has a parent joint (a loop), no root link".to_string()))
+            }
+            many => Err(self.not_a_tree(format!(
+                "several root links: {}",
+                many.iter()
+                    .map(|&k| links[k].name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))),
+        }
+    }
+
+    /// Adds the joint through which a link is reached: a moving joint becomes a new model
+    /// joint; a fixed joint only adds a frame. Returns the moving joint carrying the child
+    /// link and the link's placement in that joint's frame.
+    fn add_urdf_joint(
+        &self,
+        model: &mut Model,
+        j: usize,
+        visit: &Visit,
+    ) -> Result<(usize, Isometry3<f64>), ModelError> {
+        let joint = &self.robot.joints[j];
+        let placement = visit.placement * pose(&joint.origin);
+        let axis = || {
+            let a = Vector3::from(joint.axis.xyz.0);
+            if !a.iter().all(|x| x.is_finite()) || a.norm() < 1e-12 {
+                return Err(ModelError::InvalidElement {
+                    file: self.file.to_path_buf(),
+                    element: joint.name.clone(),
+                    message: format!("joint axis {a:?} is zero or not finite"),
+                });
+            }
+            Ok(Unit::new_normalize(a))
+        };
+        let limit = &joint.limit;
+        let inf = f64::INFINITY;
+        let (kind, lower, upper) = match joint.joint_type {
+            urdf_rs::JointType::Fixed => {
+                model.frames.push(Frame {
+                    name: joint.name.clone(),
+                    parent_joint: visit.parent_joint,
+                    placement,
+                    kind: FrameKind::FixedJoint,
+                });
+                return Ok((visit.parent_joint, placement));
+            }
+            urdf_rs::JointType::Revolute => (
+                JointKind::Revolute { axis: axis()? },
+                vec![limit.lower],
+                vec![limit.upper],
+            ),
+            urdf_rs::JointType::Continuous => (
+                JointKind::RevoluteUnbounded { axis: axis()? },
+                vec![-1.0, -1.0],
+                vec![1.0, 1.0],
+            ),
+            urdf_rs::JointType::Prismatic => (
+                JointKind::Prismatic { axis: axis()? },
+                vec![limit.lower],
+                vec![limit.upper],
+            ),
+            ref other => {
+                return Err(ModelError::UnsupportedJointType {
+                    file: self.file.to_path_buf(),
+                    joint: joint.name.clone(),
+                    kind: format!("{other:?}").to_lowercase(),
+                })
+            }
+        };
+        let effort = if limit.effort.is_nan() {
+            inf
+        } else {
+            limit.effort
+        };
+        let velocity = if limit.velocity.is_nan() {
+            inf
+        } else {
+            limit.velocity
+        };
+        let id = model.add_joint(
+            &joint.name,
+            kind,
+            visit.parent_joint,
+            placement,
+            [&lower, &upper, &[effort], &[velocity]],
+        );
+        model.frames.push(joint_frame(&joint.name, id));
+        Ok((id, Isometry3::identity()))
+    }
+
+    /// Adds a link's body frame, merges its inertia into the carrying joint's body, and
+    /// adds its collision geometries.
+    fn add_link(
+        &self,
+        model: &mut Model,
+        k: usize,
+        joint: usize,
+        placement: &Isometry3<f64>,
+    ) -> Result<(), ModelError> {
+        let link = &self.robot.links[k];
+        model.frames.push(Frame {
+            name: link.name.clone(),
+            parent_joint: joint,
+            placement: *placement,
+            kind: FrameKind::Body,
+        });
+        let inertial = &link.inertial;
+        let i = &inertial.inertia;
+        let origin = pose(&inertial.origin);
+        let r = origin.rotation.to_rotation_matrix().into_inner();
+        let local = Matrix3::new(
+            i.ixx, i.ixy, i.ixz, i.ixy, i.iyy, i.iyz, i.ixz, i.iyz, i.izz,
+        );
+        let body = Inertia::new(
+            inertial.mass.value,
+            origin.translation.vector,
+            r * local * r.transpose(),
+        )
+        .map_err(|message| ModelError::InvalidInertia {
+            file: self.file.to_path_buf(),
+            link: link.name.clone(),
+            message,
+        })?;
+        model.inertias[joint] = model.inertias[joint].add(&body.transformed(placement));
+        for (n, collision) in link.collision.iter().enumerate() {
+            let shape = self.shape(&link.name, &collision.geometry)?;
+            model.geometries.push(CollisionGeometry {
+                name: format!("{}_{n}", link.name),
+                parent_joint: joint,
+                placement: placement * pose(&collision.origin),
+                shape,
+            });
+        }
+        Ok(())
+    }
+
+    fn shape(&self, link: &str, geometry: &urdf_rs::Geometry) -> Result<GeometryShape, ModelError> {
+        Ok(match geometry {
+            urdf_rs::Geometry::Box { size } => GeometryShape::Box {
+                half_extents: Vector3::from(size.0) * 0.5,
+            },
+            urdf_rs::Geometry::Sphere { radius } => GeometryShape::Sphere { radius: *radius },
+            urdf_rs::Geometry::Cylinder { radius, length } => GeometryShape::Cylinder {
+                radius: *radius,
+                half_length: length * 0.5,
+            },
+            urdf_rs::Geometry::Capsule { radius, length } => GeometryShape::Capsule {
+                radius: *radius,
+                half_length: length * 0.5,
+            },
+            urdf_rs::Geometry::Mesh { filename, scale } => GeometryShape::Mesh {
+                path: self.resolve_mesh(link, filename)?,
+                scale: scale.map_or(Vector3::repeat(1.0), |s| Vector3::from(s.0)),
+            },
+        })
+    }
+
+    /// Resolves a mesh URI to an existing file.
+    fn resolve_mesh(&self, link: &str, uri: &str) -> Result<PathBuf, ModelError> {
+        let base = self.file.parent().unwrap_or(Path::new("."));
+        let candidates: Vec<PathBuf> = if let Some(rest) = uri.strip_prefix("package://") {
+            self.package_dirs
+                .iter()
+                .map(|d| d.as_path())
+                .chain(base.ancestors())
+                .flat_map(|dir| {
+                    let by_name = rest
+                        .split_once('/')
+                        .filter(|(pkg, _)| dir.file_name().is_some_and(|n| n == *pkg))
+                        .map(|(_, tail)| dir.join(tail));
+                    std::iter::once(dir.join(rest)).chain(by_name)
+                })
+                .collect()
+        } else if let Some(abs) = uri.strip_prefix("file://") {
+            vec![PathBuf::from(abs)]
+        } else {
+            vec![base.join(uri)]
+        };
+        candidates
+            .iter()
+            .find(|p| p.is_file())
+            .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()))
+            .ok_or_else(|| ModelError::MissingMesh {
+                file: self.file.to_path_buf(),
+                link: link.to_string(),
+                uri: uri.to_string(),
+                looked_for: match candidates.first() {
+                    Some(first) if candidates.len() == 1 => first.display().to_string(),
+                    Some(first) => format!(
+                        "{} and {} other place(s)",
+                        first.display(),
+                        candidates.len() - 1
+                    ),
+                    None => "nothing".to_string(),
+                },
+            })
+    }
+}
+
+fn joint_frame(name: &str, joint: usize) -> Frame {
+    Frame {
+        name: name.to_string(),
+        parent_joint: joint,
+        placement: Isometry3::identity(),
+        kind: FrameKind::Joint,
+    }
+}
+
+/// A URDF pose: translation `xyz`, rotation `Rz(yaw) Ry(pitch) Rx(roll)` from `rpy`.
+fn pose(p: &urdf_rs::Pose) -> Isometry3<f64> {
+    let [r, pi, y] = p.rpy.0;
+    Isometry3::from_parts(
+        Translation3::from(Vector3::from(p.xyz.0)),
+        UnitQuaternion::from_euler_angles(r, pi, y),
+    )
+}
