@@ -2,6 +2,7 @@
 //! library.
 
 mod batch;
+mod common;
 mod collision_bench;
 mod dump;
 mod model;

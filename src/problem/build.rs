@@ -14,9 +14,10 @@
 //!   on the height of at most one step of travel, and no energy is added;
 //! - compliance: `R = r I` (paper §II).
 
-use nalgebra::{Cholesky, DMatrix, DVector, Dyn};
+use nalgebra::{DMatrix, DVector};
 
 use super::{ContactProblem, ProblemError};
+use crate::dynamics::{DynamicsError, MassCholesky};
 use crate::simulation::params::StepParameters;
 
 /// What the bias `b` needs to know about one contact.
@@ -44,12 +45,12 @@ pub struct AssembledProblem {
 /// Free velocity `v_f = v + Δt M⁻¹ (τ + J_extᵀ f_ext − nle(q, v))` (paper eq. 2), given the
 /// generalized force `f = τ + J_extᵀ f_ext − nle` (`nv`).
 pub fn free_velocity(
-    mass: &Cholesky<f64, Dyn>,
+    mass: &MassCholesky,
     v: &DVector<f64>,
     generalized_force: &DVector<f64>,
     dt: f64,
-) -> DVector<f64> {
-    v + mass.solve(generalized_force) * dt
+) -> Result<DVector<f64>, DynamicsError> {
+    Ok(v + mass.solve(generalized_force)? * dt)
 }
 
 /// Normal bias `b_N` of one contact (design.md §1).
@@ -76,12 +77,19 @@ fn restitution_applies(contact: &ContactState, params: &StepParameters) -> bool 
 /// `free_velocity` is `v_f` (`nv`), `contacts` has `n` entries.
 pub fn assemble(
     jacobian: &DMatrix<f64>,
-    mass: &Cholesky<f64, Dyn>,
+    mass: &MassCholesky,
     free_velocity: &DVector<f64>,
     contacts: &[ContactState],
     params: &StepParameters,
 ) -> Result<AssembledProblem, ProblemError> {
     let n = contacts.len();
+    if mass.dim() != free_velocity.len() {
+        return Err(ProblemError::Size {
+            field: "M",
+            expected: format!("{0}x{0}", free_velocity.len()),
+            got: format!("{0}x{0}", mass.dim()),
+        });
+    }
     if jacobian.nrows() != 3 * n || jacobian.ncols() != free_velocity.len() {
         return Err(ProblemError::Size {
             field: "J",
@@ -105,7 +113,7 @@ pub fn assemble(
 /// `G = J M⁻¹ Jᵀ` as `Xᵀ X` with `X = L⁻¹ Jᵀ`, and `M⁻¹ Jᵀ = L⁻ᵀ X`.
 fn delassus_and_minv_jt(
     jacobian: &DMatrix<f64>,
-    mass: &Cholesky<f64, Dyn>,
+    mass: &MassCholesky,
 ) -> (DMatrix<f64>, DMatrix<f64>) {
     let l = mass.l();
     let jt = jacobian.transpose();
@@ -124,8 +132,8 @@ fn delassus_and_minv_jt(
 mod tests {
     use super::*;
 
-    fn point_mass(m: f64) -> Cholesky<f64, Dyn> {
-        Cholesky::new(DMatrix::identity(3, 3) * m).expect("SPD")
+    fn point_mass(m: f64) -> MassCholesky {
+        MassCholesky::new(&(DMatrix::identity(3, 3) * m)).expect("SPD")
     }
 
     fn resting(phi: f64) -> ContactState {
