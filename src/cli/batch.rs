@@ -65,7 +65,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let Some(baseline) = baseline else {
         let failed = summaries.iter().any(|s| s.outcome != "completed");
-        return Ok(if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS });
+        return Ok(if failed {
+            ExitCode::FAILURE
+        } else {
+            ExitCode::SUCCESS
+        });
     };
     let tol = Tolerances {
         position: args.tol_position,

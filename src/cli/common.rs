@@ -20,7 +20,10 @@ pub fn parse_solvers(texts: &[String]) -> anyhow::Result<Option<Vec<SolverSpec>>
     }
     let specs = texts
         .iter()
-        .map(|t| t.parse::<SolverSpec>().with_context(|| format!("--solver {t}")))
+        .map(|t| {
+            t.parse::<SolverSpec>()
+                .with_context(|| format!("--solver {t}"))
+        })
         .collect::<anyhow::Result<Vec<_>>>()?;
     Ok(Some(specs))
 }

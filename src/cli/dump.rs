@@ -31,8 +31,7 @@ pub struct Args {
 
 /// Runs the command.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let scenario = load_scenarios(std::slice::from_ref(&args.scenario), &args.overrides)?
-        .remove(0);
+    let scenario = load_scenarios(std::slice::from_ref(&args.scenario), &args.overrides)?.remove(0);
     anyhow::ensure!(args.step >= 1, "--step must be at least 1 (the first step)");
     anyhow::ensure!(
         args.step <= scenario.num_steps(),
@@ -60,14 +59,23 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     solver_map.insert("solver".into(), spec.id.to_string().into());
     solver_map.insert("eps_abs".into(), spec.settings.eps_abs.into());
     solver_map.insert("max_iter".into(), spec.settings.max_iter.into());
-    write_problem(&out, problem, converged.then_some(lambda), Some(&solver_map))?;
+    write_problem(
+        &out,
+        problem,
+        converged.then_some(lambda),
+        Some(&solver_map),
+    )?;
     println!(
         "{}: {} contacts at step {} (t = {:.6} s){}",
         out.display(),
         problem.num_contacts(),
         args.step,
         sim.time(),
-        if converged { ", with the solver's lambda" } else { ", solver did not converge: no lambda" }
+        if converged {
+            ", with the solver's lambda"
+        } else {
+            ", solver did not converge: no lambda"
+        }
     );
     Ok(ExitCode::SUCCESS)
 }

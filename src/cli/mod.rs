@@ -2,8 +2,8 @@
 //! library.
 
 mod batch;
-mod common;
 mod collision_bench;
+mod common;
 mod dump;
 mod model;
 mod report;

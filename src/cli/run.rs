@@ -40,5 +40,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     print!("{}", summary_table(&summaries));
     println!("results: {}", out.display());
     let failed = summaries.iter().any(|s| s.outcome != "completed");
-    Ok(if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+    Ok(if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }

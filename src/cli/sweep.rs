@@ -34,8 +34,7 @@ pub struct Args {
 
 /// Runs the command; exits with 1 if a cell has no number.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let scenario = load_scenarios(std::slice::from_ref(&args.scenario), &args.overrides)?
-        .remove(0);
+    let scenario = load_scenarios(std::slice::from_ref(&args.scenario), &args.overrides)?.remove(0);
     let (kind, values) = if args.dt.is_empty() {
         (SweepKind::Tolerance, args.eps)
     } else {
@@ -54,5 +53,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .rows
         .iter()
         .all(|r| r.cells.iter().all(|c| c.consistency_error.is_some()));
-    Ok(if complete { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    Ok(if complete {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }

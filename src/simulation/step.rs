@@ -21,8 +21,8 @@ use super::recorder::{ContactRecord, StageTimings, StepMetrics, StepRecord};
 use super::world::World;
 use crate::collision::{detect_contacts, CollisionError, ContactSettings};
 use crate::dynamics::{self, Data, DynamicsError, MassCholesky};
-use crate::metrics::energy::MechanicalEnergy;
 use crate::metrics::compute_metrics;
+use crate::metrics::energy::MechanicalEnergy;
 use crate::problem::build::{assemble, free_velocity, AssembledProblem, ContactState};
 use crate::problem::{contact_vector, set_contact_vector, ContactProblem, ProblemError};
 use crate::solvers::{ContactSolver, SolverError};
@@ -198,11 +198,13 @@ impl Simulator {
             Some(a) => &v_free + &a.minv_jt * &lambda,
             None => v_free,
         };
-        let q_next =
-            dynamics::integrate(&self.world.model, &self.q, &v_next, self.params.dt)
-                .map_err(dynamics_error)?;
+        let q_next = dynamics::integrate(&self.world.model, &self.q, &v_next, self.params.dt)
+            .map_err(dynamics_error)?;
         if !(q_next.iter().all(|x| x.is_finite()) && v_next.iter().all(|x| x.is_finite())) {
-            return Err(StepError::NonFinite { step, what: "the state" });
+            return Err(StepError::NonFinite {
+                step,
+                what: "the state",
+            });
         }
         let (records, metrics) = match &assembled {
             Some(a) => contact_records(&self.world, &contacts, &a.problem, &lambda),
@@ -283,7 +285,11 @@ impl Simulator {
 
     /// World-aligned Jacobian (`3 × nv`) of a point fixed on `joint`'s body (zero for the
     /// world).
-    fn point_jacobian(&self, joint: usize, p: &Vector3<f64>) -> Result<DMatrix<f64>, DynamicsError> {
+    fn point_jacobian(
+        &self,
+        joint: usize,
+        p: &Vector3<f64>,
+    ) -> Result<DMatrix<f64>, DynamicsError> {
         let nv = self.world.model.nv();
         if joint == 0 {
             return Ok(DMatrix::zeros(3, nv));
@@ -336,7 +342,10 @@ impl Simulator {
             .solve(problem, Some(&warm))
             .map_err(|source| StepError::Solver { step, source })?;
         if !report.lambda.iter().all(|x| x.is_finite()) {
-            return Err(StepError::NonFinite { step, what: "the solver's lambda" });
+            return Err(StepError::NonFinite {
+                step,
+                what: "the solver's lambda",
+            });
         }
         Ok((
             report.lambda,

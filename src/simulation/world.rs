@@ -75,7 +75,10 @@ pub struct World {
 }
 
 /// Built-in bodies of a scenario are named after it.
-fn body_model(scenario: &Scenario, base: Option<Model>) -> Result<(Model, Vec<usize>), ScenarioError> {
+fn body_model(
+    scenario: &Scenario,
+    base: Option<Model>,
+) -> Result<(Model, Vec<usize>), ScenarioError> {
     let mut builder = match base {
         Some(model) => FreeBodiesBuilder::extend(model),
         None => FreeBodiesBuilder::new(&scenario.name),
@@ -159,7 +162,9 @@ impl World {
                 model
                     .frame_id(&f.body)
                     .map(|id| model.frames[id].parent_joint)
-                    .map_err(|e| scenario.invalid(&format!("external_forces[{i}].body"), e.to_string()))
+                    .map_err(|e| {
+                        scenario.invalid(&format!("external_forces[{i}].body"), e.to_string())
+                    })
             })
             .collect::<Result<Vec<_>, _>>()?;
         let base_joint = model
@@ -219,7 +224,11 @@ impl World {
     }
 
     /// Joint torques of the PD, `τ = K_p (q_ref ⊖ q) − K_d v` on the actuated joints (`nv`).
-    pub fn actuation(&self, q: &DVector<f64>, v: &DVector<f64>) -> Result<DVector<f64>, DynamicsError> {
+    pub fn actuation(
+        &self,
+        q: &DVector<f64>,
+        v: &DVector<f64>,
+    ) -> Result<DVector<f64>, DynamicsError> {
         let mut tau = DVector::zeros(self.model.nv());
         if let Some((q_ref, kp, kd)) = &self.pd {
             let error = dynamics::difference(&self.model, q, q_ref)?;
@@ -260,7 +269,12 @@ fn place_fixed_base(
     for joint in model.joints.iter_mut().skip(1).filter(|j| j.parent == 0) {
         joint.placement = root * joint.placement;
     }
-    for frame in model.frames.iter_mut().skip(1).filter(|f| f.parent_joint == 0) {
+    for frame in model
+        .frames
+        .iter_mut()
+        .skip(1)
+        .filter(|f| f.parent_joint == 0)
+    {
         frame.placement = root * frame.placement;
     }
     for geometry in model.geometries.iter_mut().filter(|g| g.parent_joint == 0) {
@@ -311,7 +325,11 @@ fn add_robot_objects(
             role: Role::RobotSphere,
         });
     }
-    for geometry in model.geometries.iter().filter(|g| g.parent_joint < robot_joints) {
+    for geometry in model
+        .geometries
+        .iter()
+        .filter(|g| g.parent_joint < robot_joints)
+    {
         let shape = shape_from_geometry(&geometry.shape)
             .map_err(|e| scenario.invalid("world.robot", format!("{}: {e}", geometry.name)))?;
         objects.push(WorldObject {
@@ -361,8 +379,9 @@ fn add_body_objects(
                     name: format!("{}/corner{c}", body.name),
                     joint,
                     placement: Isometry3::from(Translation3::from(corner)),
-                    shape: Shape::sphere(r)
-                        .map_err(|e| scenario.invalid(&format!("{field}.corner_radius"), e.to_string()))?,
+                    shape: Shape::sphere(r).map_err(|e| {
+                        scenario.invalid(&format!("{field}.corner_radius"), e.to_string())
+                    })?,
                     role: Role::Corner(k),
                 });
             }
@@ -452,7 +471,8 @@ fn initial_state(
             let o = state.orientation;
             let rot = UnitQuaternion::from_quaternion(Quaternion::new(o[3], o[0], o[1], o[2]));
             q.rows_mut(iq, 3).copy_from(&Vector3::from(state.position));
-            q.rows_mut(iq + 3, 4).copy_from(&rot.as_vector().clone_owned());
+            q.rows_mut(iq + 3, 4)
+                .copy_from(&rot.as_vector().clone_owned());
             v.rows_mut(iv, 6).copy_from(&Vector6::from(state.velocity));
         }
     }
