@@ -255,13 +255,19 @@ pub enum Actuation {
     /// No torque.
     #[default]
     None,
-    /// PD on the actuated joints towards the initial reference configuration:
-    /// `τ = K_p (q_ref − q) − K_d v`.
+    /// PD on the actuated joints towards the initial configuration:
+    /// `τ = K_p (q_ref ⊖ q) − K_d v`, or `τ_j = m_j (K_p (q_ref ⊖ q)_j − K_d v_j)` with
+    /// `m_j = 1 / (M⁻¹)_jj` the joint's apparent inertia when `inertia_scaled`, so that one
+    /// pair of gains (1/s², 1/s) suits joints of very different inertias (a humanoid's
+    /// hips and grippers) at a given `Δt`.
     Pd {
-        /// Proportional gain (N·m/rad).
+        /// Proportional gain (N·m/rad, or 1/s² when inertia-scaled).
         kp: f64,
-        /// Derivative gain (N·m·s/rad).
+        /// Derivative gain (N·m·s/rad, or 1/s when inertia-scaled).
         kd: f64,
+        /// Scale each joint's gains by its apparent inertia `1 / (M⁻¹)_jj`. Default `false`.
+        #[serde(default)]
+        inertia_scaled: bool,
     },
 }
 
@@ -533,7 +539,7 @@ impl Scenario {
                 .spec()
                 .map_err(|e| invalid(format!("solvers[{i}]"), e.to_string()))?;
         }
-        if let Actuation::Pd { kp, kd } = self.actuation {
+        if let Actuation::Pd { kp, kd, .. } = self.actuation {
             if !(kp >= 0.0 && kd >= 0.0 && kp.is_finite() && kd.is_finite()) {
                 return Err(invalid(
                     "actuation".into(),

@@ -242,7 +242,7 @@ impl Simulator {
         let model = &self.world.model;
         dynamics::forward_kinematics(model, &mut self.data, &self.q)?;
         let mass = MassCholesky::new(dynamics::crba(model, &mut self.data, &self.q)?)?;
-        let tau = self.world.actuation(&self.q, &self.v)?;
+        let tau = self.world.actuation(&self.q, &self.v, &mass)?;
         let forces: Vec<[f64; 3]> = self.forces.iter().map(|f| f.at(t)).collect();
         let fext = self.world.external_wrenches(&self.data, &forces);
         let zero = DVector::zeros(model.nv());

@@ -12,11 +12,13 @@
 
 use std::collections::HashSet;
 
-use nalgebra::{DVector, Isometry3, Quaternion, Translation3, UnitQuaternion, Vector3, Vector6};
+use nalgebra::{
+    DMatrix, DVector, Isometry3, Quaternion, Translation3, UnitQuaternion, Vector3, Vector6,
+};
 
 use super::scenario::{Actuation, Pose, Scenario, ScenarioError, ShapeSpec};
 use crate::collision::{shape_from_geometry, CollisionObject, PairFilter, Shape};
-use crate::dynamics::{self, Data, DynamicsError};
+use crate::dynamics::{self, Data, DynamicsError, MassCholesky};
 use crate::model::{robots, FreeBodiesBuilder, GeometryShape, JointKind, Model};
 
 /// What a collision object is, for the pair rules of the module docs.
@@ -49,6 +51,19 @@ pub struct WorldObject {
     pub role: Role,
 }
 
+/// A PD controller towards a configuration (see [`Actuation::Pd`]).
+#[derive(Debug, Clone)]
+pub struct PdController {
+    /// Target configuration (`nq`).
+    pub target: DVector<f64>,
+    /// Proportional gain.
+    pub kp: f64,
+    /// Derivative gain.
+    pub kd: f64,
+    /// Gains scaled by the apparent inertias `1 / (M⁻¹)_jj`.
+    pub inertia_scaled: bool,
+}
+
 /// The world of a scenario, ready to simulate.
 #[derive(Debug, Clone)]
 pub struct World {
@@ -64,8 +79,8 @@ pub struct World {
     pub q0: DVector<f64>,
     /// Initial velocity (`nv`).
     pub v0: DVector<f64>,
-    /// PD target configuration (`nq`) and gains, when actuated.
-    pub pd: Option<(DVector<f64>, f64, f64)>,
+    /// The PD controller, when actuated.
+    pub pd: Option<PdController>,
     /// Velocity indices driven by the PD (the robot's joints, not free flyers).
     pub actuated: Vec<usize>,
     /// The joint of each external force of the scenario, in order.
@@ -152,7 +167,16 @@ impl World {
             .collect();
         let pd = match scenario.actuation {
             Actuation::None => None,
-            Actuation::Pd { kp, kd } => Some((q0.clone(), kp, kd)),
+            Actuation::Pd {
+                kp,
+                kd,
+                inertia_scaled,
+            } => Some(PdController {
+                target: q0.clone(),
+                kp,
+                kd,
+                inertia_scaled,
+            }),
         };
         let force_joints = scenario
             .external_forces
@@ -223,18 +247,28 @@ impl World {
         coordinate_names(&self.model, false)
     }
 
-    /// Joint torques of the PD, `τ = K_p (q_ref ⊖ q) − K_d v` on the actuated joints (`nv`).
+    /// Joint torques of the PD (`nv`): `τ = K_p (q_ref ⊖ q) − K_d v` on the actuated
+    /// joints, scaled by the apparent inertias `1 / (M⁻¹)_jj` when asked.
     pub fn actuation(
         &self,
         q: &DVector<f64>,
         v: &DVector<f64>,
+        mass: &MassCholesky,
     ) -> Result<DVector<f64>, DynamicsError> {
         let mut tau = DVector::zeros(self.model.nv());
-        if let Some((q_ref, kp, kd)) = &self.pd {
-            let error = dynamics::difference(&self.model, q, q_ref)?;
-            for &i in &self.actuated {
-                tau[i] = kp * error[i] - kd * v[i];
-            }
+        let Some(pd) = &self.pd else {
+            return Ok(tau);
+        };
+        let error = dynamics::difference(&self.model, q, &pd.target)?;
+        let inverse = if pd.inertia_scaled {
+            let nv = self.model.nv();
+            Some(mass.solve_matrix(&DMatrix::identity(nv, nv))?)
+        } else {
+            None
+        };
+        for &i in &self.actuated {
+            let scale = inverse.as_ref().map_or(1.0, |m| 1.0 / m[(i, i)]);
+            tau[i] = scale * (pd.kp * error[i] - pd.kd * v[i]);
         }
         Ok(tau)
     }
