@@ -59,8 +59,9 @@ struct LinePlot {
     series: Vec<Series>,
 }
 
-/// `[min, max]` of the data, widened by 5 % of the span, at least 1 % of the values (so
-/// that a flat curve is drawn flat, not magnified rounding noise).
+/// `[min, max]` of the data widened by 5 % of the span; a flat series (span below
+/// `1e-9` of its magnitude: rounding noise) gets `±max(1 %, 1e-3)` around its value, so
+/// that it is drawn flat rather than magnified.
 fn padded_range(values: impl Iterator<Item = f64>) -> (f64, f64) {
     let (lo, hi) = values
         .filter(|v| v.is_finite())
@@ -70,10 +71,11 @@ fn padded_range(values: impl Iterator<Item = f64>) -> (f64, f64) {
     if !lo.is_finite() {
         return (0.0, 1.0);
     }
-    let pad = if hi > lo {
+    let magnitude = lo.abs().max(hi.abs());
+    let pad = if hi - lo > 1e-9 * magnitude + 1e-12 {
         0.05 * (hi - lo)
     } else {
-        0.5 * lo.abs().max(1e-3)
+        (0.01 * magnitude).max(1e-3)
     };
     (lo - pad, hi + pad)
 }
@@ -94,6 +96,8 @@ impl Figure for LinePlot {
             .configure_mesh()
             .x_desc(self.x_label.as_str())
             .y_desc(self.y_label.as_str())
+            .x_label_formatter(&tick)
+            .y_label_formatter(&tick)
             .label_style((FONT, 15))
             .draw()
             .map_err(|e| e.to_string())?;
@@ -127,6 +131,22 @@ impl Figure for LinePlot {
             .position(SeriesLabelPosition::UpperRight)
             .draw()
             .map_err(|e| e.to_string())
+    }
+}
+
+/// An axis label: scientific notation for very small or large values, else at most four
+/// decimals without trailing zeros.
+fn tick(v: &f64) -> String {
+    let a = v.abs();
+    if a != 0.0 && !(1e-3..1e5).contains(&a) {
+        return format!("{v:.2e}");
+    }
+    let text = format!("{v:.4}");
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    if text == "-0" {
+        "0".into()
+    } else {
+        text.into()
     }
 }
 
