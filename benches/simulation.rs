@@ -1,6 +1,6 @@
 //! Whole simulation steps per second (dynamics, collision, assembly, solve, integration)
-//! for Solo-12 and Talos standing under PD, with ncp-admm (warm-started from the previous
-//! step's forces, as in a simulation).
+//! for Solo-12 and Talos standing under PD, with ncp-admm warm-started from the previous
+//! step's forces (as in a simulation) and cold (from zero, solver reset; paper Fig. 16).
 
 use std::path::Path;
 
@@ -15,30 +15,37 @@ fn bench_steps(c: &mut Criterion) {
         ("solo12", "solo_standing.yaml"),
         ("talos", "talos_push.yaml"),
     ] {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("scenarios")
-            .join(file);
-        let scenario = match Scenario::load(&path, &["external_forces=[]".to_string()]) {
-            Ok(s) => s,
-            Err(e) => panic!("{e}"),
-        };
-        let spec: SolverSpec = match "ncp-admm:eps_abs=1e-6,max_iter=500".parse() {
-            Ok(s) => s,
-            Err(e) => panic!("{e}"),
-        };
-        let mut sim = match simulator(&scenario, &spec) {
-            Ok(s) => s,
-            Err(e) => panic!("{e}"),
-        };
-        // Settle first, so that the timed steps are steady stance.
-        for _ in 0..200 {
-            if let Err(e) = sim.step() {
-                panic!("{e}");
+        for warm in [true, false] {
+            let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("scenarios")
+                .join(file);
+            let overrides = [
+                "external_forces=[]".to_string(),
+                format!("simulation.warm_start={warm}"),
+            ];
+            let scenario = match Scenario::load(&path, &overrides) {
+                Ok(s) => s,
+                Err(e) => panic!("{e}"),
+            };
+            let spec: SolverSpec = match "ncp-admm:eps_abs=1e-6,max_iter=500".parse() {
+                Ok(s) => s,
+                Err(e) => panic!("{e}"),
+            };
+            let mut sim = match simulator(&scenario, &spec) {
+                Ok(s) => s,
+                Err(e) => panic!("{e}"),
+            };
+            // Settle first, so that the timed steps are steady stance.
+            for _ in 0..200 {
+                if let Err(e) = sim.step() {
+                    panic!("{e}");
+                }
             }
+            let mode = if warm { "warm" } else { "cold" };
+            group.bench_function(format!("{name}/ncp-admm/{mode}"), |b| {
+                b.iter(|| sim.step().map(|s| s.contacts.len()))
+            });
         }
-        group.bench_function(format!("{name}/ncp-admm"), |b| {
-            b.iter(|| sim.step().map(|s| s.contacts.len()))
-        });
     }
     group.finish();
 }

@@ -36,6 +36,10 @@ pub struct StepParameters {
     /// Smallest approach speed (m/s) that triggers restitution; slower impacts are
     /// inelastic, so that a bouncing ball comes to rest. Default `1e-2`.
     pub restitution_threshold: f64,
+    /// Start each solve from the previous `λ` of the contacts matched since the previous
+    /// step (and the solver's kept state); `false` solves every step cold, from `λ = 0`
+    /// with the solver reset. Default `true`.
+    pub warm_start: bool,
 }
 
 impl Default for StepParameters {
@@ -47,6 +51,7 @@ impl Default for StepParameters {
             compliance: 0.0,
             margin: 1e-3,
             restitution_threshold: 1e-2,
+            warm_start: true,
         }
     }
 }

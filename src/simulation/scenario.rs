@@ -366,6 +366,9 @@ pub struct SimulationSpec {
     /// Smallest approach speed (m/s) that triggers restitution. Default `1e-2`.
     #[serde(default = "default_restitution_threshold")]
     pub restitution_threshold: f64,
+    /// Warm-start each solve from the previous step's forces. Default `true`.
+    #[serde(default = "default_true")]
+    pub warm_start: bool,
 }
 
 fn default_margin() -> f64 {
@@ -463,6 +466,7 @@ impl Scenario {
             compliance: self.world.compliance,
             margin: self.simulation.margin,
             restitution_threshold: self.simulation.restitution_threshold,
+            warm_start: self.simulation.warm_start,
         }
     }
 

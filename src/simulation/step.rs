@@ -7,7 +7,8 @@
 //! 3. assembly: `v_f`, then `G`, `g` with the Baumgarte/restitution bias and compliance
 //!    ([`crate::problem::build`]);
 //! 4. solve: the contact solver, warm-started with the previous `λ` of the contacts
-//!    matched by pair of collision objects (same bodies, same geometries);
+//!    matched by pair of collision objects (same bodies, same geometries), or cold (from
+//!    `λ = 0`, solver reset) when `warm_start` is off;
 //! 5. integration: `v⁺ = v_f + M⁻¹Jᵀλ`, `q⁺ = q ⊕ v⁺ Δt`, metrics and energy.
 
 use std::collections::HashMap;
@@ -331,15 +332,21 @@ impl Simulator {
         contacts: &[StepContact],
         problem: &ContactProblem,
     ) -> Result<(DVector<f64>, usize, String, bool), StepError> {
-        let mut warm = DVector::zeros(problem.dim());
-        for (i, c) in contacts.iter().enumerate() {
-            if let Some(previous) = self.previous.get(&c.key) {
-                set_contact_vector(&mut warm, i, previous);
+        let warm = if self.params.warm_start {
+            let mut warm = DVector::zeros(problem.dim());
+            for (i, c) in contacts.iter().enumerate() {
+                if let Some(previous) = self.previous.get(&c.key) {
+                    set_contact_vector(&mut warm, i, previous);
+                }
             }
-        }
+            Some(warm)
+        } else {
+            self.solver.reset();
+            None
+        };
         let report = self
             .solver
-            .solve(problem, Some(&warm))
+            .solve(problem, warm.as_ref())
             .map_err(|source| StepError::Solver { step, source })?;
         if !report.lambda.iter().all(|x| x.is_finite()) {
             return Err(StepError::NonFinite {
