@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use nalgebra::DVector;
 
-use super::{SolveReport, SolveStatus, SolverSettings};
+use super::{ContactModel, SolveReport, SolveStatus, SolverSettings};
 use crate::metrics::residuals::{ccp_residual, lcp_residual, ncp_criterion};
 use crate::problem::ContactProblem;
 
@@ -33,6 +33,15 @@ impl ModelResidual {
             ModelResidual::Ncp => ncp_criterion(problem, lambda, c),
             ModelResidual::Ccp => ccp_residual(problem, lambda, c),
             ModelResidual::Lcp => lcp_residual(problem, lambda, c),
+        }
+    }
+
+    /// The contact model whose residual it is.
+    pub(crate) fn model(self) -> ContactModel {
+        match self {
+            ModelResidual::Ncp => ContactModel::Ncp,
+            ModelResidual::Ccp => ContactModel::Ccp,
+            ModelResidual::Lcp => ContactModel::Lcp,
         }
     }
 }
