@@ -15,9 +15,14 @@
 use std::time::Instant;
 
 use nalgebra::{DVector, Matrix3, Vector2, Vector3};
+use serde::Deserialize;
+use serde_json::{Map, Value};
 
-use super::support::{relative_step, stopping_status};
-use super::{ContactModel, ContactSolver, SolveReport, SolveStatus, SolverError, SolverSettings};
+use super::support::{relative_step, stopping_status, ModelResidual};
+use super::{
+    parse_params, ContactModel, ContactSolver, SolveReport, SolveStatus, SolverError, SolverId,
+    SolverSettings,
+};
 use crate::problem::{contact_vector, set_contact_vector, ContactProblem};
 
 /// What a per-contact model does with one contact.
@@ -179,6 +184,69 @@ pub(crate) fn normal_then_tangential_step(
     let tangent_step = omega * inverse_step(block[(0, 0)].min(block[(1, 1)]));
     let lambda_t = project_tangent(&(lambda.xy() - c_t * tangent_step), mu * lambda_n);
     Vector3::new(lambda_t.x, lambda_t.y, lambda_n)
+}
+
+/// A relaxed per-contact step `(μ, G_ii, λ_i, c_i, ω) ↦ λ_i⁺` of the projected
+/// Gauss-Seidel solvers (Alg. 1, 2, 5), `ω` the over-relaxation (eq. 22).
+pub(crate) type RelaxedStep =
+    fn(f64, &Matrix3<f64>, &Vector3<f64>, &Vector3<f64>, f64) -> Vector3<f64>;
+
+/// The rule of a projected Gauss-Seidel solver: its step with `ω` from the settings, and
+/// the model residual it stops on.
+struct PgsRule {
+    step: RelaxedStep,
+    residual: ModelResidual,
+    omega: f64,
+}
+
+impl ContactRule for PgsRule {
+    fn prepare(&mut self, settings: &SolverSettings, _: &[Matrix3<f64>]) -> Result<(), String> {
+        self.omega = settings.over_relaxation;
+        Ok(())
+    }
+
+    fn update(
+        &self,
+        _: usize,
+        mu: f64,
+        block: &Matrix3<f64>,
+        lambda: &Vector3<f64>,
+        c: &Vector3<f64>,
+    ) -> Vector3<f64> {
+        (self.step)(mu, block, lambda, c, self.omega)
+    }
+
+    fn residual(&self, problem: &ContactProblem, lambda: &DVector<f64>, c: &DVector<f64>) -> f64 {
+        self.residual.eval(problem, lambda, c)
+    }
+}
+
+/// The projected Gauss-Seidel solvers have no parameters of their own.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct PgsParams {}
+
+/// Builds the projected Gauss-Seidel solver `id` from its step and the residual it stops
+/// on (its contact model is that residual's).
+pub(crate) fn build_pgs(
+    id: SolverId,
+    residual: ModelResidual,
+    step: RelaxedStep,
+    settings: SolverSettings,
+    params: &Map<String, Value>,
+) -> Result<Box<dyn ContactSolver>, SolverError> {
+    let PgsParams {} = parse_params(id.as_str(), params)?;
+    let rule = PgsRule {
+        step,
+        residual,
+        omega: settings.over_relaxation,
+    };
+    Ok(Box::new(PerContactSolver::new(
+        id.as_str(),
+        residual.model(),
+        settings,
+        rule,
+    )))
 }
 
 /// A built-in per-contact solver: a name, a model, settings and a [`ContactRule`].
