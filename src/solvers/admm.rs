@@ -30,7 +30,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::factor::RegularizedCholesky;
-use super::support::{all_finite, empty_report, ModelResidual};
+use super::support::{all_finite, solve_checked, ModelResidual};
 use super::{
     parse_params, ContactModel, ContactSolver, SolveReport, SolveStatus, SolverError, SolverId,
     SolverSettings,
@@ -216,14 +216,17 @@ impl<const DE_SAXCE: bool> ContactSolver for AdmmSolver<DE_SAXCE> {
         problem: &ContactProblem,
         warm_start: Option<&DVector<f64>>,
     ) -> Result<SolveReport, SolverError> {
-        solve_admm(
-            problem,
-            warm_start,
-            &self.settings,
-            &self.params,
-            &mut self.state,
-            Self::RESIDUAL,
-        )
+        solve_checked(problem, warm_start, self.settings.record_history, |start| {
+            Ok(solve_admm(
+                problem,
+                warm_start,
+                &self.settings,
+                &self.params,
+                &mut self.state,
+                Self::RESIDUAL,
+                start,
+            ))
+        })
     }
 
     fn reset(&mut self) {
@@ -326,7 +329,8 @@ fn dual_residual(
     })
 }
 
-/// Runs the ADMM iteration of the module doc on `problem`.
+/// Runs the ADMM iteration of the module doc on `problem` (with contacts, warm start
+/// checked), stopping on `model`'s residual; `start` is when the solve began.
 fn solve_admm(
     problem: &ContactProblem,
     warm_start: Option<&DVector<f64>>,
@@ -334,15 +338,9 @@ fn solve_admm(
     params: &AdmmParams,
     state: &mut AdmmState,
     model: ModelResidual,
-) -> Result<SolveReport, SolverError> {
-    let start = Instant::now();
-    if let Some(lambda0) = warm_start {
-        problem.check_lambda(lambda0)?;
-    }
+    start: Instant,
+) -> SolveReport {
     let dim = problem.dim();
-    if dim == 0 {
-        return Ok(empty_report(problem, start, settings.record_history));
-    }
     let de_saxce = model == ModelResidual::Ncp;
     let delassus = problem.effective_delassus();
     let largest = largest_eigenvalue(&delassus, params.power_iterations);
@@ -450,7 +448,5 @@ fn solve_admm(
     }
     state.last_rho = Some((dim, rho));
     state.last_dual = Some(z);
-    Ok(SolveReport::finish(
-        problem, y, status, iterations, residual, start, history,
-    ))
+    SolveReport::finish(problem, y, status, iterations, residual, start, history)
 }

@@ -18,7 +18,7 @@ use nalgebra::{DVector, Matrix3, Vector2, Vector3};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::support::{relative_step, stopping_status, ModelResidual};
+use super::support::{all_finite, relative_step, solve_checked, stopping_status, ModelResidual};
 use super::{
     parse_params, ContactModel, ContactSolver, SolveReport, SolveStatus, SolverError, SolverId,
     SolverSettings,
@@ -59,22 +59,20 @@ pub(crate) fn solve_per_contact<R: ContactRule>(
     problem: &ContactProblem,
     warm_start: Option<&DVector<f64>>,
 ) -> Result<SolveReport, SolverError> {
-    let start = Instant::now();
-    if let Some(lambda0) = warm_start {
-        problem.check_lambda(lambda0)?;
-    }
+    solve_checked(problem, warm_start, settings.record_history, |start| {
+        Ok(sweeps(rule, settings, problem, warm_start, start))
+    })
+}
+
+/// The sweeps of the module doc on a problem with contacts (warm start checked).
+fn sweeps<R: ContactRule>(
+    rule: &mut R,
+    settings: &SolverSettings,
+    problem: &ContactProblem,
+    warm_start: Option<&DVector<f64>>,
+    start: Instant,
+) -> SolveReport {
     let n = problem.num_contacts();
-    if n == 0 {
-        return Ok(SolveReport::finish(
-            problem,
-            DVector::zeros(0),
-            SolveStatus::Converged,
-            0,
-            0.0,
-            start,
-            settings.record_history.then(Vec::new),
-        ));
-    }
     let mut lambda = warm_start
         .cloned()
         .unwrap_or_else(|| DVector::zeros(problem.dim()));
@@ -84,7 +82,7 @@ pub(crate) fn solve_per_contact<R: ContactRule>(
         .then(|| Vec::with_capacity(settings.max_iter));
     if let Err(reason) = rule.prepare(settings, &blocks) {
         let residual = rule.residual(problem, &lambda, &problem.velocity(&lambda));
-        return Ok(SolveReport::finish(
+        return SolveReport::finish(
             problem,
             lambda,
             SolveStatus::Failed(reason),
@@ -92,7 +90,7 @@ pub(crate) fn solve_per_contact<R: ContactRule>(
             residual,
             start,
             history,
-        ));
+        );
     }
     let delassus = problem.delassus();
     let compliance = problem.compliance();
@@ -117,8 +115,8 @@ pub(crate) fn solve_per_contact<R: ContactRule>(
             }
         }
         rule.end_sweep();
-        if lambda.iter().any(|x| !x.is_finite()) {
-            return Ok(SolveReport::finish(
+        if !all_finite(&lambda) {
+            return SolveReport::finish(
                 problem,
                 lambda,
                 SolveStatus::Failed(format!("diverged at iteration {iteration}")),
@@ -126,7 +124,7 @@ pub(crate) fn solve_per_contact<R: ContactRule>(
                 f64::NAN,
                 start,
                 history,
-            ));
+            );
         }
         residual = rule.residual(problem, &lambda, &c);
         let step = relative_step(&lambda, &previous);
@@ -142,12 +140,12 @@ pub(crate) fn solve_per_contact<R: ContactRule>(
             h.push(residual);
         }
         if let Some(status) = stopping_status(residual, step, settings, iteration) {
-            return Ok(SolveReport::finish(
+            return SolveReport::finish(
                 problem, lambda, status, iteration, residual, start, history,
-            ));
+            );
         }
     }
-    Ok(SolveReport::finish(
+    SolveReport::finish(
         problem,
         lambda,
         SolveStatus::MaxIterations,
@@ -155,7 +153,7 @@ pub(crate) fn solve_per_contact<R: ContactRule>(
         residual,
         start,
         history,
-    ))
+    )
 }
 
 /// A step length `1 / d` guarded against a vanishing diagonal entry `d`.

@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::conic::{interior_point_tolerance, solve_conic_qp, unsolved_status, Block};
-use super::support::{all_finite, empty_report, relative_step, stopping_status, ModelResidual};
+use super::support::{all_finite, relative_step, solve_checked, stopping_status, ModelResidual};
 use super::{
     parse_params, ContactModel, ContactSolver, SolveReport, SolveStatus, SolverError, SolverId,
     SolverSettings,
@@ -138,13 +138,16 @@ impl ContactSolver for StagprojSolver {
         problem: &ContactProblem,
         warm_start: Option<&DVector<f64>>,
     ) -> Result<SolveReport, SolverError> {
-        solve_staggered(
-            problem,
-            warm_start,
-            &self.settings,
-            &self.params,
-            self.friction,
-        )
+        solve_checked(problem, warm_start, self.settings.record_history, |start| {
+            Ok(solve_staggered(
+                problem,
+                warm_start,
+                &self.settings,
+                &self.params,
+                self.friction,
+                start,
+            ))
+        })
     }
 }
 
@@ -175,22 +178,17 @@ fn sub_vector(x: &DVector<f64>, idx: &[usize]) -> DVector<f64> {
     DVector::from_fn(idx.len(), |i, _| x[idx[i]])
 }
 
-/// Runs Alg. 6 on `problem`.
+/// Runs Alg. 6 on `problem` (with contacts, warm start checked); `start` is when the solve
+/// began.
 fn solve_staggered(
     problem: &ContactProblem,
     warm_start: Option<&DVector<f64>>,
     settings: &SolverSettings,
     params: &SubproblemParams,
     friction: FrictionSet,
-) -> Result<SolveReport, SolverError> {
-    let start = Instant::now();
-    if let Some(lambda0) = warm_start {
-        problem.check_lambda(lambda0)?;
-    }
+    start: Instant,
+) -> SolveReport {
     let n = problem.num_contacts();
-    if n == 0 {
-        return Ok(empty_report(problem, start, settings.record_history));
-    }
     let model = friction.residual();
     let delassus = problem.effective_delassus();
     let (normal, tangent) = split_indices(n);
@@ -273,9 +271,9 @@ fn solve_staggered(
     if !residual.is_finite() {
         residual = model.eval(problem, &lambda, &problem.velocity(&lambda));
     }
-    Ok(SolveReport::finish(
+    SolveReport::finish(
         problem, lambda, status, iterations, residual, start, history,
-    ))
+    )
 }
 
 /// The minimizer of a sub-problem, or the status that ends the solve.
