@@ -15,7 +15,8 @@ use contactbench::problem::generators::random_problem;
 use contactbench::problem::{cones, contact_vector, set_contact_vector, ContactProblem};
 use contactbench::solvers::compare::{builtin_solvers, compare, comparison_table};
 use contactbench::solvers::{
-    ContactModel, ContactSolver, SolveReport, SolveStatus, SolverError, SolverSettings,
+    solve_checked, ContactModel, ContactSolver, SolveReport, SolveStatus, SolverError,
+    SolverSettings,
 };
 use nalgebra::DVector;
 
@@ -48,10 +49,21 @@ impl ContactSolver for JacobiNcp {
         problem: &ContactProblem,
         warm_start: Option<&DVector<f64>>,
     ) -> Result<SolveReport, SolverError> {
-        let start = Instant::now();
-        if let Some(l) = warm_start {
-            problem.check_lambda(l)?;
-        }
+        // The built-in solvers' frame: warm start checked, no-contact problem answered.
+        solve_checked(problem, warm_start, false, |start| {
+            Ok(self.iterate(problem, warm_start, start))
+        })
+    }
+}
+
+impl JacobiNcp {
+    /// The damped Jacobi sweeps, from `warm_start` (zero forces when `None`).
+    fn iterate(
+        &self,
+        problem: &ContactProblem,
+        warm_start: Option<&DVector<f64>>,
+        start: Instant,
+    ) -> SolveReport {
         let mut lambda = warm_start
             .cloned()
             .unwrap_or_else(|| DVector::zeros(problem.dim()));
@@ -71,7 +83,7 @@ impl ContactSolver for JacobiNcp {
             }
             if lambda.iter().any(|x| !x.is_finite()) {
                 let status = SolveStatus::Failed(format!("diverged at iteration {iteration}"));
-                return Ok(SolveReport::finish(
+                return SolveReport::finish(
                     problem,
                     lambda,
                     status,
@@ -79,11 +91,11 @@ impl ContactSolver for JacobiNcp {
                     f64::NAN,
                     start,
                     None,
-                ));
+                );
             }
             residual = ncp_criterion(problem, &lambda, &problem.velocity(&lambda));
             if residual <= self.settings.eps_abs {
-                return Ok(SolveReport::finish(
+                return SolveReport::finish(
                     problem,
                     lambda,
                     SolveStatus::Converged,
@@ -91,11 +103,11 @@ impl ContactSolver for JacobiNcp {
                     residual,
                     start,
                     None,
-                ));
+                );
             }
         }
         let iterations = self.settings.max_iter;
-        Ok(SolveReport::finish(
+        SolveReport::finish(
             problem,
             lambda,
             SolveStatus::MaxIterations,
@@ -103,7 +115,7 @@ impl ContactSolver for JacobiNcp {
             residual,
             start,
             None,
-        ))
+        )
     }
 }
 

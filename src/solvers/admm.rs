@@ -27,10 +27,14 @@ use std::time::Instant;
 
 use nalgebra::DVector;
 use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 use super::factor::RegularizedCholesky;
-use super::support::{all_finite, empty_report, ModelResidual};
-use super::{SolveReport, SolveStatus, SolverError, SolverSettings};
+use super::support::{all_finite, solve_checked, ModelResidual};
+use super::{
+    parse_params, ContactModel, ContactSolver, SolveReport, SolveStatus, SolverError, SolverId,
+    SolverSettings,
+};
 use crate::problem::cones::{de_saxce_correction, project_dual_ice_cream, project_ice_cream};
 use crate::problem::{contact_vector, set_contact_vector, ContactProblem};
 
@@ -71,7 +75,7 @@ impl Default for AdmmParams {
 
 impl AdmmParams {
     /// Checks the ranges; `solver` names the solver in the error.
-    pub(crate) fn validate(&self, solver: &str) -> Result<(), SolverError> {
+    fn validate(&self, solver: &str) -> Result<(), SolverError> {
         let bad = |message: String| SolverError::InvalidParameter {
             solver: solver.to_string(),
             message,
@@ -114,7 +118,7 @@ impl AdmmParams {
 /// What an ADMM solver keeps between solves: the factor, the last ρ and the last dual
 /// variable `z` (with the problem size they belong to).
 #[derive(Debug, Clone, Default)]
-pub(crate) struct AdmmState {
+struct AdmmState {
     factor: RegularizedCholesky,
     last_rho: Option<(usize, f64)>,
     last_dual: Option<DVector<f64>>,
@@ -122,19 +126,122 @@ pub(crate) struct AdmmState {
 
 impl AdmmState {
     /// Forgets ρ and the factor.
-    pub(crate) fn reset(&mut self) {
+    fn reset(&mut self) {
         *self = Self::default();
     }
 
     /// Factorizations computed since creation (or the last reset).
-    pub(crate) fn factorizations(&self) -> usize {
+    fn factorizations(&self) -> usize {
         self.factor.factorizations()
     }
 
     /// The ρ of the last solve, if any.
-    pub(crate) fn last_rho(&self) -> Option<f64> {
+    fn last_rho(&self) -> Option<f64> {
         self.last_rho.map(|(_, rho)| rho)
     }
+}
+
+/// The ADMM solver of the module doc: ncp-admm when `DE_SAXCE` (the de Saxcé shift is
+/// applied and it stops on the NCP criterion), ccp-admm otherwise (no shift, CCP residual).
+/// Use the names [`super::ccp_admm::CcpAdmmSolver`] and [`super::ncp_admm::NcpAdmmSolver`].
+#[derive(Debug, Clone)]
+pub struct AdmmSolver<const DE_SAXCE: bool> {
+    settings: SolverSettings,
+    params: AdmmParams,
+    state: AdmmState,
+}
+
+impl<const DE_SAXCE: bool> AdmmSolver<DE_SAXCE> {
+    /// The registry id: ncp-admm or ccp-admm.
+    const ID: SolverId = if DE_SAXCE {
+        SolverId::NcpAdmm
+    } else {
+        SolverId::CcpAdmm
+    };
+
+    /// The residual it stops on: NCP criterion or CCP residual.
+    const RESIDUAL: ModelResidual = if DE_SAXCE {
+        ModelResidual::Ncp
+    } else {
+        ModelResidual::Ccp
+    };
+
+    /// A solver with the given settings and parameters (checked).
+    pub fn new(settings: SolverSettings, params: AdmmParams) -> Result<Self, SolverError> {
+        settings.validate()?;
+        params.validate(Self::ID.as_str())?;
+        Ok(Self {
+            settings,
+            params,
+            state: AdmmState::default(),
+        })
+    }
+
+    /// Its parameters.
+    pub fn params(&self) -> &AdmmParams {
+        &self.params
+    }
+
+    /// The ρ the last solve ended with (reused by the next warm-started solve).
+    pub fn last_rho(&self) -> Option<f64> {
+        self.state.last_rho()
+    }
+
+    /// Cholesky factorizations of `G + R + ρ̄ I` computed so far (one per ρ change or
+    /// new `G`).
+    pub fn factorizations(&self) -> usize {
+        self.state.factorizations()
+    }
+}
+
+impl<const DE_SAXCE: bool> ContactSolver for AdmmSolver<DE_SAXCE> {
+    fn name(&self) -> &str {
+        Self::ID.as_str()
+    }
+
+    fn model(&self) -> ContactModel {
+        Self::RESIDUAL.model()
+    }
+
+    fn settings(&self) -> &SolverSettings {
+        &self.settings
+    }
+
+    fn settings_mut(&mut self) -> &mut SolverSettings {
+        &mut self.settings
+    }
+
+    fn solve(
+        &mut self,
+        problem: &ContactProblem,
+        warm_start: Option<&DVector<f64>>,
+    ) -> Result<SolveReport, SolverError> {
+        solve_checked(problem, warm_start, self.settings.record_history, |start| {
+            Ok(solve_admm(
+                problem,
+                warm_start,
+                &self.settings,
+                &self.params,
+                &mut self.state,
+                Self::RESIDUAL,
+                start,
+            ))
+        })
+    }
+
+    fn reset(&mut self) {
+        self.state.reset();
+    }
+}
+
+/// Builds ccp-admm or ncp-admm; parameters are those of [`AdmmParams`].
+pub(crate) fn build<const DE_SAXCE: bool>(
+    settings: SolverSettings,
+    params: &Map<String, Value>,
+) -> Result<Box<dyn ContactSolver>, SolverError> {
+    let id = AdmmSolver::<DE_SAXCE>::ID;
+    let params: AdmmParams = parse_params(id.as_str(), params)?;
+    Ok(Box::new(AdmmSolver::<DE_SAXCE>::new(settings, params)?))
 }
 
 /// Largest eigenvalue of the symmetric PSD `a` by power iteration from the all-ones vector
@@ -222,23 +329,18 @@ fn dual_residual(
     })
 }
 
-/// Runs the ADMM iteration of the module doc on `problem`.
-pub(crate) fn solve_admm(
+/// Runs the ADMM iteration of the module doc on `problem` (with contacts, warm start
+/// checked), stopping on `model`'s residual; `start` is when the solve began.
+fn solve_admm(
     problem: &ContactProblem,
     warm_start: Option<&DVector<f64>>,
     settings: &SolverSettings,
     params: &AdmmParams,
     state: &mut AdmmState,
     model: ModelResidual,
-) -> Result<SolveReport, SolverError> {
-    let start = Instant::now();
-    if let Some(lambda0) = warm_start {
-        problem.check_lambda(lambda0)?;
-    }
+    start: Instant,
+) -> SolveReport {
     let dim = problem.dim();
-    if dim == 0 {
-        return Ok(empty_report(problem, start, settings.record_history));
-    }
     let de_saxce = model == ModelResidual::Ncp;
     let delassus = problem.effective_delassus();
     let largest = largest_eigenvalue(&delassus, params.power_iterations);
@@ -346,7 +448,5 @@ pub(crate) fn solve_admm(
     }
     state.last_rho = Some((dim, rho));
     state.last_dual = Some(z);
-    Ok(SolveReport::finish(
-        problem, y, status, iterations, residual, start, history,
-    ))
+    SolveReport::finish(problem, y, status, iterations, residual, start, history)
 }

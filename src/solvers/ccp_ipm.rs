@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::conic::{interior_point_tolerance, solve_conic_qp, unsolved_status, Block};
-use super::support::{all_finite, empty_report, ModelResidual};
+use super::support::{all_finite, solve_checked, ModelResidual};
 use super::{
     parse_params, ContactModel, ContactSolver, SolveReport, SolveStatus, SolverError, SolverId,
     SolverSettings,
@@ -45,35 +45,9 @@ impl CcpIpmSolver {
     }
 }
 
-impl ContactSolver for CcpIpmSolver {
-    fn name(&self) -> &str {
-        SolverId::CcpIpm.as_str()
-    }
-
-    fn model(&self) -> ContactModel {
-        ContactModel::Ccp
-    }
-
-    fn settings(&self) -> &SolverSettings {
-        &self.settings
-    }
-
-    fn settings_mut(&mut self) -> &mut SolverSettings {
-        &mut self.settings
-    }
-
-    fn solve(
-        &mut self,
-        problem: &ContactProblem,
-        warm_start: Option<&DVector<f64>>,
-    ) -> Result<SolveReport, SolverError> {
-        let start = Instant::now();
-        if let Some(lambda0) = warm_start {
-            problem.check_lambda(lambda0)?;
-        }
-        if problem.num_contacts() == 0 {
-            return Ok(empty_report(problem, start, self.settings.record_history));
-        }
+impl CcpIpmSolver {
+    /// Clarabel on the SOCP of the module doc (a problem with contacts).
+    fn interior_point(&self, problem: &ContactProblem, start: Instant) -> SolveReport {
         let blocks: Vec<Block> = problem.mu().iter().map(|&mu| Block::IceCream(mu)).collect();
         let tolerance = interior_point_tolerance(self.settings.eps_abs);
         let solution = solve_conic_qp(
@@ -110,9 +84,37 @@ impl ContactSolver for CcpIpmSolver {
             }
         });
         let history = self.settings.record_history.then(|| vec![residual]);
-        Ok(SolveReport::finish(
+        SolveReport::finish(
             problem, lambda, status, iterations, residual, start, history,
-        ))
+        )
+    }
+}
+
+impl ContactSolver for CcpIpmSolver {
+    fn name(&self) -> &str {
+        SolverId::CcpIpm.as_str()
+    }
+
+    fn model(&self) -> ContactModel {
+        ContactModel::Ccp
+    }
+
+    fn settings(&self) -> &SolverSettings {
+        &self.settings
+    }
+
+    fn settings_mut(&mut self) -> &mut SolverSettings {
+        &mut self.settings
+    }
+
+    fn solve(
+        &mut self,
+        problem: &ContactProblem,
+        warm_start: Option<&DVector<f64>>,
+    ) -> Result<SolveReport, SolverError> {
+        solve_checked(problem, warm_start, self.settings.record_history, |start| {
+            Ok(self.interior_point(problem, start))
+        })
     }
 }
 

@@ -35,7 +35,7 @@ use nalgebra::{DMatrix, DVector, Matrix3, Vector3};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::support::{all_finite, empty_report, relative_step, stopping_status};
+use super::support::{all_finite, relative_step, solve_checked, stopping_status};
 use super::{
     parse_params, ContactModel, ContactSolver, SolveReport, SolveStatus, SolverError, SolverId,
     SolverSettings,
@@ -246,35 +246,14 @@ fn soft_ccp_residual(problem: &ContactProblem, r: &DVector<f64>, lambda: &DVecto
         .max()
 }
 
-impl ContactSolver for CcpNewtonSolver {
-    fn name(&self) -> &str {
-        SolverId::CcpNewton.as_str()
-    }
-
-    fn model(&self) -> ContactModel {
-        ContactModel::Ccp
-    }
-
-    fn settings(&self) -> &SolverSettings {
-        &self.settings
-    }
-
-    fn settings_mut(&mut self) -> &mut SolverSettings {
-        &mut self.settings
-    }
-
-    fn solve(
+impl CcpNewtonSolver {
+    /// The primal Newton iteration of the module doc (a problem with contacts, warm start checked).
+    fn newton(
         &mut self,
         problem: &ContactProblem,
         warm_start: Option<&DVector<f64>>,
-    ) -> Result<SolveReport, SolverError> {
-        let start = Instant::now();
-        if let Some(lambda0) = warm_start {
-            problem.check_lambda(lambda0)?;
-        }
-        if problem.num_contacts() == 0 {
-            return Ok(empty_report(problem, start, self.settings.record_history));
-        }
+        start: Instant,
+    ) -> SolveReport {
         let a = problem.effective_delassus();
         let r = soft_compliance(&a, self.params.alpha);
         let f = self.factor_of(&a);
@@ -341,9 +320,37 @@ impl ContactSolver for CcpNewtonSolver {
                 break;
             }
         }
-        Ok(SolveReport::finish(
+        SolveReport::finish(
             problem, lambda, status, iterations, residual, start, history,
-        ))
+        )
+    }
+}
+
+impl ContactSolver for CcpNewtonSolver {
+    fn name(&self) -> &str {
+        SolverId::CcpNewton.as_str()
+    }
+
+    fn model(&self) -> ContactModel {
+        ContactModel::Ccp
+    }
+
+    fn settings(&self) -> &SolverSettings {
+        &self.settings
+    }
+
+    fn settings_mut(&mut self) -> &mut SolverSettings {
+        &mut self.settings
+    }
+
+    fn solve(
+        &mut self,
+        problem: &ContactProblem,
+        warm_start: Option<&DVector<f64>>,
+    ) -> Result<SolveReport, SolverError> {
+        solve_checked(problem, warm_start, self.settings.record_history, |start| {
+            Ok(self.newton(problem, warm_start, start))
+        })
     }
 
     fn reset(&mut self) {

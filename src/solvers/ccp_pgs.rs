@@ -4,60 +4,37 @@
 //! on the per-contact part of the QCQP (19) with the step `3 / tr(G_ii)`. A fixed point
 //! satisfies `K_μ ∋ λ ⊥ c ∈ K*_μ` (eq. 15). Stops on the CCP residual.
 
-use nalgebra::{DVector, Matrix3, Vector3};
-use serde::Deserialize;
+use nalgebra::{Matrix3, Vector3};
 use serde_json::{Map, Value};
 
-use super::per_contact::{inverse_step, ContactRule, PerContactSolver};
-use super::{parse_params, ContactModel, ContactSolver, SolverError, SolverSettings};
-use crate::metrics::ccp_residual;
-use crate::problem::{cones, ContactProblem};
+use super::per_contact::{build_pgs, inverse_step};
+use super::support::ModelResidual;
+use super::{ContactSolver, SolverError, SolverId, SolverSettings};
+use crate::problem::cones;
 
-/// ccp-pgs has no parameters of its own.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-struct Params {}
-
-/// Alg. 2's per-contact update.
-#[derive(Debug, Default)]
-struct CcpRule {
+/// Alg. 2's per-contact update, over-relaxed by `ω`.
+fn ccp_step(
+    mu: f64,
+    block: &Matrix3<f64>,
+    lambda: &Vector3<f64>,
+    c: &Vector3<f64>,
     omega: f64,
+) -> Vector3<f64> {
+    // Alg. 2 lines 3-4.
+    let step = 3.0 * omega * inverse_step(block.trace());
+    cones::project_ice_cream(mu, &(lambda - c * step))
 }
 
-impl ContactRule for CcpRule {
-    fn prepare(&mut self, settings: &SolverSettings, _: &[Matrix3<f64>]) -> Result<(), String> {
-        self.omega = settings.over_relaxation;
-        Ok(())
-    }
-
-    fn update(
-        &self,
-        _: usize,
-        mu: f64,
-        block: &Matrix3<f64>,
-        lambda: &Vector3<f64>,
-        c: &Vector3<f64>,
-    ) -> Vector3<f64> {
-        // Alg. 2 lines 3-4.
-        let step = 3.0 * self.omega * inverse_step(block.trace());
-        cones::project_ice_cream(mu, &(lambda - c * step))
-    }
-
-    fn residual(&self, problem: &ContactProblem, lambda: &DVector<f64>, c: &DVector<f64>) -> f64 {
-        ccp_residual(problem, lambda, c)
-    }
-}
-
-/// Builds the solver.
+/// Builds the solver; it takes no parameters.
 pub fn build(
     settings: SolverSettings,
     params: &Map<String, Value>,
 ) -> Result<Box<dyn ContactSolver>, SolverError> {
-    let Params {} = parse_params("ccp-pgs", params)?;
-    Ok(Box::new(PerContactSolver::new(
-        "ccp-pgs",
-        ContactModel::Ccp,
+    build_pgs(
+        SolverId::CcpPgs,
+        ModelResidual::Ccp,
+        ccp_step,
         settings,
-        CcpRule::default(),
-    )))
+        params,
+    )
 }

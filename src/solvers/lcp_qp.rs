@@ -32,7 +32,7 @@ use serde_json::{Map, Value};
 
 use super::conic::{interior_point_tolerance, solve_conic_qp, unsolved_status, Block};
 use super::stagproj::SubproblemParams;
-use super::support::{all_finite, empty_report, relative_step, stopping_status, ModelResidual};
+use super::support::{all_finite, relative_step, solve_checked, stopping_status, ModelResidual};
 use super::{
     parse_params, ContactModel, ContactSolver, SolveReport, SolveStatus, SolverError, SolverId,
     SolverSettings,
@@ -67,35 +67,14 @@ fn shifted_free_velocity(problem: &ContactProblem, c: &DVector<f64>) -> DVector<
     q
 }
 
-impl ContactSolver for LcpQpSolver {
-    fn name(&self) -> &str {
-        SolverId::LcpQp.as_str()
-    }
-
-    fn model(&self) -> ContactModel {
-        ContactModel::Lcp
-    }
-
-    fn settings(&self) -> &SolverSettings {
-        &self.settings
-    }
-
-    fn settings_mut(&mut self) -> &mut SolverSettings {
-        &mut self.settings
-    }
-
-    fn solve(
-        &mut self,
+impl LcpQpSolver {
+    /// The sequence of pyramid QPs of the module doc (a problem with contacts, warm start checked).
+    fn qp_sequence(
+        &self,
         problem: &ContactProblem,
         warm_start: Option<&DVector<f64>>,
-    ) -> Result<SolveReport, SolverError> {
-        let start = Instant::now();
-        if let Some(lambda0) = warm_start {
-            problem.check_lambda(lambda0)?;
-        }
-        if problem.num_contacts() == 0 {
-            return Ok(empty_report(problem, start, self.settings.record_history));
-        }
+        start: Instant,
+    ) -> SolveReport {
         let delassus = problem.effective_delassus();
         let blocks: Vec<Block> = problem.mu().iter().map(|&mu| Block::Pyramid(mu)).collect();
         let tolerance = interior_point_tolerance(self.settings.eps_abs);
@@ -147,9 +126,37 @@ impl ContactSolver for LcpQpSolver {
         if !residual.is_finite() {
             residual = ModelResidual::Lcp.eval(problem, &lambda, &problem.velocity(&lambda));
         }
-        Ok(SolveReport::finish(
+        SolveReport::finish(
             problem, lambda, status, iterations, residual, start, history,
-        ))
+        )
+    }
+}
+
+impl ContactSolver for LcpQpSolver {
+    fn name(&self) -> &str {
+        SolverId::LcpQp.as_str()
+    }
+
+    fn model(&self) -> ContactModel {
+        ContactModel::Lcp
+    }
+
+    fn settings(&self) -> &SolverSettings {
+        &self.settings
+    }
+
+    fn settings_mut(&mut self) -> &mut SolverSettings {
+        &mut self.settings
+    }
+
+    fn solve(
+        &mut self,
+        problem: &ContactProblem,
+        warm_start: Option<&DVector<f64>>,
+    ) -> Result<SolveReport, SolverError> {
+        solve_checked(problem, warm_start, self.settings.record_history, |start| {
+            Ok(self.qp_sequence(problem, warm_start, start))
+        })
     }
 }
 

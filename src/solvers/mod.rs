@@ -4,7 +4,8 @@
 //! A solver is configured by [`SolverSettings`] (shared) and its own parameters, solves a
 //! [`ContactProblem`] from an optional warm start, and returns a [`SolveReport`]. A
 //! solver keeps what it can reuse between calls (ρ, a factorization); [`ContactSolver::reset`]
-//! forgets it. A user adds a solver by implementing [`ContactSolver`] in their own crate.
+//! forgets it. A user adds a solver by implementing [`ContactSolver`] in their own crate;
+//! [`solve_checked`] gives it the built-in solvers' warm-start check and empty-problem answer.
 //!
 //! Solvers are named by text, with optional settings and parameters:
 //! `ncp-admm`, `ncp-admm:eps_abs=1e-8,max_iter=500,rho=1e-3` (see [`SolverSpec`]).
@@ -28,6 +29,8 @@ pub mod raisim;
 pub mod raisim_corrected;
 pub mod stagproj;
 pub(crate) mod support;
+
+pub use support::solve_checked;
 
 use std::fmt;
 use std::str::FromStr;

@@ -5,61 +5,38 @@
 //! point satisfies Signorini, Coulomb and the maximum dissipation principle. Stops on
 //! the NCP criterion.
 
-use nalgebra::{DVector, Matrix3, Vector3};
-use serde::Deserialize;
+use nalgebra::{Matrix3, Vector3};
 use serde_json::{Map, Value};
 
-use super::per_contact::{normal_then_tangential_step, ContactRule, PerContactSolver};
-use super::{parse_params, ContactModel, ContactSolver, SolverError, SolverSettings};
-use crate::metrics::ncp_criterion;
-use crate::problem::{cones, ContactProblem};
+use super::per_contact::{build_pgs, normal_then_tangential_step};
+use super::support::ModelResidual;
+use super::{ContactSolver, SolverError, SolverId, SolverSettings};
+use crate::problem::cones;
 
-/// ncp-pgs has no parameters of its own.
-#[derive(Debug, Default, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-struct Params {}
-
-/// Alg. 5's per-contact update.
-#[derive(Debug, Default)]
-struct NcpRule {
+/// Alg. 5's per-contact update, over-relaxed by `ω`.
+fn ncp_step(
+    mu: f64,
+    block: &Matrix3<f64>,
+    lambda: &Vector3<f64>,
+    c: &Vector3<f64>,
     omega: f64,
+) -> Vector3<f64> {
+    // Alg. 5 line 6: horizontal projection, λ_T onto the disk of radius μ λ_N.
+    normal_then_tangential_step(block, lambda, c, mu, omega, |t, radius| {
+        cones::project_disk(radius, t)
+    })
 }
 
-impl ContactRule for NcpRule {
-    fn prepare(&mut self, settings: &SolverSettings, _: &[Matrix3<f64>]) -> Result<(), String> {
-        self.omega = settings.over_relaxation;
-        Ok(())
-    }
-
-    fn update(
-        &self,
-        _: usize,
-        mu: f64,
-        block: &Matrix3<f64>,
-        lambda: &Vector3<f64>,
-        c: &Vector3<f64>,
-    ) -> Vector3<f64> {
-        // Alg. 5 line 6: horizontal projection, λ_T onto the disk of radius μ λ_N.
-        normal_then_tangential_step(block, lambda, c, mu, self.omega, |t, radius| {
-            cones::project_disk(radius, t)
-        })
-    }
-
-    fn residual(&self, problem: &ContactProblem, lambda: &DVector<f64>, c: &DVector<f64>) -> f64 {
-        ncp_criterion(problem, lambda, c)
-    }
-}
-
-/// Builds the solver.
+/// Builds the solver; it takes no parameters.
 pub fn build(
     settings: SolverSettings,
     params: &Map<String, Value>,
 ) -> Result<Box<dyn ContactSolver>, SolverError> {
-    let Params {} = parse_params("ncp-pgs", params)?;
-    Ok(Box::new(PerContactSolver::new(
-        "ncp-pgs",
-        ContactModel::Ncp,
+    build_pgs(
+        SolverId::NcpPgs,
+        ModelResidual::Ncp,
+        ncp_step,
         settings,
-        NcpRule::default(),
-    )))
+        params,
+    )
 }

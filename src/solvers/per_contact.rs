@@ -15,9 +15,14 @@
 use std::time::Instant;
 
 use nalgebra::{DVector, Matrix3, Vector2, Vector3};
+use serde::Deserialize;
+use serde_json::{Map, Value};
 
-use super::support::{relative_step, stopping_status};
-use super::{ContactModel, ContactSolver, SolveReport, SolveStatus, SolverError, SolverSettings};
+use super::support::{all_finite, relative_step, solve_checked, stopping_status, ModelResidual};
+use super::{
+    parse_params, ContactModel, ContactSolver, SolveReport, SolveStatus, SolverError, SolverId,
+    SolverSettings,
+};
 use crate::problem::{contact_vector, set_contact_vector, ContactProblem};
 
 /// What a per-contact model does with one contact.
@@ -54,22 +59,20 @@ pub(crate) fn solve_per_contact<R: ContactRule>(
     problem: &ContactProblem,
     warm_start: Option<&DVector<f64>>,
 ) -> Result<SolveReport, SolverError> {
-    let start = Instant::now();
-    if let Some(lambda0) = warm_start {
-        problem.check_lambda(lambda0)?;
-    }
+    solve_checked(problem, warm_start, settings.record_history, |start| {
+        Ok(sweeps(rule, settings, problem, warm_start, start))
+    })
+}
+
+/// The sweeps of the module doc on a problem with contacts (warm start checked).
+fn sweeps<R: ContactRule>(
+    rule: &mut R,
+    settings: &SolverSettings,
+    problem: &ContactProblem,
+    warm_start: Option<&DVector<f64>>,
+    start: Instant,
+) -> SolveReport {
     let n = problem.num_contacts();
-    if n == 0 {
-        return Ok(SolveReport::finish(
-            problem,
-            DVector::zeros(0),
-            SolveStatus::Converged,
-            0,
-            0.0,
-            start,
-            settings.record_history.then(Vec::new),
-        ));
-    }
     let mut lambda = warm_start
         .cloned()
         .unwrap_or_else(|| DVector::zeros(problem.dim()));
@@ -79,7 +82,7 @@ pub(crate) fn solve_per_contact<R: ContactRule>(
         .then(|| Vec::with_capacity(settings.max_iter));
     if let Err(reason) = rule.prepare(settings, &blocks) {
         let residual = rule.residual(problem, &lambda, &problem.velocity(&lambda));
-        return Ok(SolveReport::finish(
+        return SolveReport::finish(
             problem,
             lambda,
             SolveStatus::Failed(reason),
@@ -87,7 +90,7 @@ pub(crate) fn solve_per_contact<R: ContactRule>(
             residual,
             start,
             history,
-        ));
+        );
     }
     let delassus = problem.delassus();
     let compliance = problem.compliance();
@@ -112,8 +115,8 @@ pub(crate) fn solve_per_contact<R: ContactRule>(
             }
         }
         rule.end_sweep();
-        if lambda.iter().any(|x| !x.is_finite()) {
-            return Ok(SolveReport::finish(
+        if !all_finite(&lambda) {
+            return SolveReport::finish(
                 problem,
                 lambda,
                 SolveStatus::Failed(format!("diverged at iteration {iteration}")),
@@ -121,7 +124,7 @@ pub(crate) fn solve_per_contact<R: ContactRule>(
                 f64::NAN,
                 start,
                 history,
-            ));
+            );
         }
         residual = rule.residual(problem, &lambda, &c);
         let step = relative_step(&lambda, &previous);
@@ -137,12 +140,12 @@ pub(crate) fn solve_per_contact<R: ContactRule>(
             h.push(residual);
         }
         if let Some(status) = stopping_status(residual, step, settings, iteration) {
-            return Ok(SolveReport::finish(
+            return SolveReport::finish(
                 problem, lambda, status, iteration, residual, start, history,
-            ));
+            );
         }
     }
-    Ok(SolveReport::finish(
+    SolveReport::finish(
         problem,
         lambda,
         SolveStatus::MaxIterations,
@@ -150,7 +153,7 @@ pub(crate) fn solve_per_contact<R: ContactRule>(
         residual,
         start,
         history,
-    ))
+    )
 }
 
 /// A step length `1 / d` guarded against a vanishing diagonal entry `d`.
@@ -179,6 +182,69 @@ pub(crate) fn normal_then_tangential_step(
     let tangent_step = omega * inverse_step(block[(0, 0)].min(block[(1, 1)]));
     let lambda_t = project_tangent(&(lambda.xy() - c_t * tangent_step), mu * lambda_n);
     Vector3::new(lambda_t.x, lambda_t.y, lambda_n)
+}
+
+/// A relaxed per-contact step `(μ, G_ii, λ_i, c_i, ω) ↦ λ_i⁺` of the projected
+/// Gauss-Seidel solvers (Alg. 1, 2, 5), `ω` the over-relaxation (eq. 22).
+pub(crate) type RelaxedStep =
+    fn(f64, &Matrix3<f64>, &Vector3<f64>, &Vector3<f64>, f64) -> Vector3<f64>;
+
+/// The rule of a projected Gauss-Seidel solver: its step with `ω` from the settings, and
+/// the model residual it stops on.
+struct PgsRule {
+    step: RelaxedStep,
+    residual: ModelResidual,
+    omega: f64,
+}
+
+impl ContactRule for PgsRule {
+    fn prepare(&mut self, settings: &SolverSettings, _: &[Matrix3<f64>]) -> Result<(), String> {
+        self.omega = settings.over_relaxation;
+        Ok(())
+    }
+
+    fn update(
+        &self,
+        _: usize,
+        mu: f64,
+        block: &Matrix3<f64>,
+        lambda: &Vector3<f64>,
+        c: &Vector3<f64>,
+    ) -> Vector3<f64> {
+        (self.step)(mu, block, lambda, c, self.omega)
+    }
+
+    fn residual(&self, problem: &ContactProblem, lambda: &DVector<f64>, c: &DVector<f64>) -> f64 {
+        self.residual.eval(problem, lambda, c)
+    }
+}
+
+/// The projected Gauss-Seidel solvers have no parameters of their own.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct PgsParams {}
+
+/// Builds the projected Gauss-Seidel solver `id` from its step and the residual it stops
+/// on (its contact model is that residual's).
+pub(crate) fn build_pgs(
+    id: SolverId,
+    residual: ModelResidual,
+    step: RelaxedStep,
+    settings: SolverSettings,
+    params: &Map<String, Value>,
+) -> Result<Box<dyn ContactSolver>, SolverError> {
+    let PgsParams {} = parse_params(id.as_str(), params)?;
+    let rule = PgsRule {
+        step,
+        residual,
+        omega: settings.over_relaxation,
+    };
+    Ok(Box::new(PerContactSolver::new(
+        id.as_str(),
+        residual.model(),
+        settings,
+        rule,
+    )))
 }
 
 /// A built-in per-contact solver: a name, a model, settings and a [`ContactRule`].

@@ -24,10 +24,14 @@ use std::time::Instant;
 
 use nalgebra::{DMatrix, DVector};
 use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 use super::conic::{interior_point_tolerance, solve_conic_qp, unsolved_status, Block};
-use super::support::{all_finite, empty_report, relative_step, stopping_status, ModelResidual};
-use super::{SolveReport, SolveStatus, SolverError, SolverSettings};
+use super::support::{all_finite, relative_step, solve_checked, stopping_status, ModelResidual};
+use super::{
+    parse_params, ContactModel, ContactSolver, SolveReport, SolveStatus, SolverError, SolverId,
+    SolverSettings,
+};
 use crate::problem::ContactProblem;
 
 /// Parameters of the solvers built on clarabel sub-problems (lcp-qp, the staggered
@@ -60,11 +64,101 @@ impl SubproblemParams {
 
 /// The tangential set of the friction QP.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum FrictionSet {
-    /// Disk `‖λ_T‖₂ ≤ μ λ_N` (NCP).
+pub enum FrictionSet {
+    /// Disk `‖λ_T‖₂ ≤ μ λ_N` (NCP): ncp-stagproj.
     Disk,
-    /// Square `‖λ_T‖_∞ ≤ μ λ_N` (LCP).
+    /// Square `‖λ_T‖_∞ ≤ μ λ_N` (LCP): lcp-stagproj.
     Square,
+}
+
+impl FrictionSet {
+    /// The registry id of the solver on this set.
+    fn id(self) -> SolverId {
+        match self {
+            FrictionSet::Disk => SolverId::NcpStagproj,
+            FrictionSet::Square => SolverId::LcpStagproj,
+        }
+    }
+
+    /// The residual the outer loop stops on: NCP criterion or LCP residual.
+    fn residual(self) -> ModelResidual {
+        match self {
+            FrictionSet::Disk => ModelResidual::Ncp,
+            FrictionSet::Square => ModelResidual::Lcp,
+        }
+    }
+}
+
+/// The staggered-projections solver of the module doc: ncp-stagproj on
+/// [`FrictionSet::Disk`], lcp-stagproj on [`FrictionSet::Square`].
+#[derive(Debug, Clone)]
+pub struct StagprojSolver {
+    friction: FrictionSet,
+    settings: SolverSettings,
+    params: SubproblemParams,
+}
+
+impl StagprojSolver {
+    /// A solver on the given friction set with the given settings and parameters
+    /// (checked).
+    pub fn new(
+        friction: FrictionSet,
+        settings: SolverSettings,
+        params: SubproblemParams,
+    ) -> Result<Self, SolverError> {
+        settings.validate()?;
+        params.validate(friction.id().as_str())?;
+        Ok(Self {
+            friction,
+            settings,
+            params,
+        })
+    }
+}
+
+impl ContactSolver for StagprojSolver {
+    fn name(&self) -> &str {
+        self.friction.id().as_str()
+    }
+
+    fn model(&self) -> ContactModel {
+        self.friction.residual().model()
+    }
+
+    fn settings(&self) -> &SolverSettings {
+        &self.settings
+    }
+
+    fn settings_mut(&mut self) -> &mut SolverSettings {
+        &mut self.settings
+    }
+
+    fn solve(
+        &mut self,
+        problem: &ContactProblem,
+        warm_start: Option<&DVector<f64>>,
+    ) -> Result<SolveReport, SolverError> {
+        solve_checked(problem, warm_start, self.settings.record_history, |start| {
+            Ok(solve_staggered(
+                problem,
+                warm_start,
+                &self.settings,
+                &self.params,
+                self.friction,
+                start,
+            ))
+        })
+    }
+}
+
+/// Builds lcp-stagproj or ncp-stagproj; parameters are those of [`SubproblemParams`].
+pub(crate) fn build(
+    friction: FrictionSet,
+    settings: SolverSettings,
+    params: &Map<String, Value>,
+) -> Result<Box<dyn ContactSolver>, SolverError> {
+    let params: SubproblemParams = parse_params(friction.id().as_str(), params)?;
+    Ok(Box::new(StagprojSolver::new(friction, settings, params)?))
 }
 
 /// Indices of the normal rows `3i + 2` and of the tangential rows `3i, 3i + 1`.
@@ -84,26 +178,18 @@ fn sub_vector(x: &DVector<f64>, idx: &[usize]) -> DVector<f64> {
     DVector::from_fn(idx.len(), |i, _| x[idx[i]])
 }
 
-/// Runs Alg. 6 on `problem`.
-pub(crate) fn solve_staggered(
+/// Runs Alg. 6 on `problem` (with contacts, warm start checked); `start` is when the solve
+/// began.
+fn solve_staggered(
     problem: &ContactProblem,
     warm_start: Option<&DVector<f64>>,
     settings: &SolverSettings,
     params: &SubproblemParams,
     friction: FrictionSet,
-) -> Result<SolveReport, SolverError> {
-    let start = Instant::now();
-    if let Some(lambda0) = warm_start {
-        problem.check_lambda(lambda0)?;
-    }
+    start: Instant,
+) -> SolveReport {
     let n = problem.num_contacts();
-    if n == 0 {
-        return Ok(empty_report(problem, start, settings.record_history));
-    }
-    let model = match friction {
-        FrictionSet::Disk => ModelResidual::Ncp,
-        FrictionSet::Square => ModelResidual::Lcp,
-    };
+    let model = friction.residual();
     let delassus = problem.effective_delassus();
     let (normal, tangent) = split_indices(n);
     let g_nn = sub_matrix(&delassus, &normal, &normal);
@@ -185,9 +271,9 @@ pub(crate) fn solve_staggered(
     if !residual.is_finite() {
         residual = model.eval(problem, &lambda, &problem.velocity(&lambda));
     }
-    Ok(SolveReport::finish(
+    SolveReport::finish(
         problem, lambda, status, iterations, residual, start, history,
-    ))
+    )
 }
 
 /// The minimizer of a sub-problem, or the status that ends the solve.

@@ -1,11 +1,11 @@
 //! Small pieces shared by every solver: the model residual each one stops on, the relative
-//! step and the stopping rule, the empty answer.
+//! step and the stopping rule, the warm-start check and the empty answer.
 
 use std::time::Instant;
 
 use nalgebra::DVector;
 
-use super::{SolveReport, SolveStatus, SolverSettings};
+use super::{ContactModel, SolveReport, SolveStatus, SolverError, SolverSettings};
 use crate::metrics::residuals::{ccp_residual, lcp_residual, ncp_criterion};
 use crate::problem::ContactProblem;
 
@@ -33,6 +33,15 @@ impl ModelResidual {
             ModelResidual::Ncp => ncp_criterion(problem, lambda, c),
             ModelResidual::Ccp => ccp_residual(problem, lambda, c),
             ModelResidual::Lcp => lcp_residual(problem, lambda, c),
+        }
+    }
+
+    /// The contact model whose residual it is.
+    pub(crate) fn model(self) -> ContactModel {
+        match self {
+            ModelResidual::Ncp => ContactModel::Ncp,
+            ModelResidual::Ccp => ContactModel::Ccp,
+            ModelResidual::Lcp => ContactModel::Lcp,
         }
     }
 }
@@ -74,12 +83,30 @@ pub(crate) fn all_finite(x: &DVector<f64>) -> bool {
     x.iter().all(|v| v.is_finite())
 }
 
-/// The answer to a problem with zero contacts: empty `λ`, converged in 0 iterations.
-pub(crate) fn empty_report(
+/// The frame of every built-in solve, public so that a solver written outside the crate
+/// keeps the same conventions: starts the clock, checks the warm start against `problem`
+/// (a wrong size is [`SolverError::Problem`]), answers a problem without contacts at once
+/// (empty `λ`, converged in 0 iterations, an empty history when `record_history`), and
+/// otherwise returns `solve_contacts(start)`, `start` the instant the solve began (for
+/// [`SolveReport::finish`]).
+pub fn solve_checked(
     problem: &ContactProblem,
-    start: Instant,
+    warm_start: Option<&DVector<f64>>,
     record_history: bool,
-) -> SolveReport {
+    solve_contacts: impl FnOnce(Instant) -> Result<SolveReport, SolverError>,
+) -> Result<SolveReport, SolverError> {
+    let start = Instant::now();
+    if let Some(lambda0) = warm_start {
+        problem.check_lambda(lambda0)?;
+    }
+    if problem.num_contacts() == 0 {
+        return Ok(empty_report(problem, start, record_history));
+    }
+    solve_contacts(start)
+}
+
+/// The answer to a problem with zero contacts: empty `λ`, converged in 0 iterations.
+fn empty_report(problem: &ContactProblem, start: Instant, record_history: bool) -> SolveReport {
     SolveReport::finish(
         problem,
         DVector::zeros(0),
