@@ -161,7 +161,8 @@ impl Figure for SideBySide {
     }
 }
 
-/// Box plots of samples, one per label (values drawn as `f32`, as plotters' box plots).
+/// Box plots of samples, one per label (values drawn as `f32`, as plotters' box plots);
+/// the axis spans the whiskers (1.5 interquartile ranges), outliers are not drawn.
 struct BoxPlot {
     title: String,
     y_label: String,
@@ -171,7 +172,18 @@ struct BoxPlot {
 
 impl Figure for BoxPlot {
     fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> Result<(), String> {
-        let (y0, y1) = padded_range(self.samples.iter().flatten().copied());
+        let quartiles: Vec<Option<Quartiles>> = self
+            .samples
+            .iter()
+            .map(|s| (!s.is_empty()).then(|| Quartiles::new(s)))
+            .collect();
+        let (y0, y1) = padded_range(
+            quartiles
+                .iter()
+                .flatten()
+                .flat_map(|q| q.values())
+                .map(f64::from),
+        );
         let n = self.labels.len().max(1) as i32;
         let labels = self.labels.clone();
         let mut chart = ChartBuilder::on(area)
@@ -195,14 +207,13 @@ impl Figure for BoxPlot {
             })
             .draw()
             .map_err(|e| e.to_string())?;
-        for (i, samples) in self.samples.iter().enumerate() {
-            if samples.is_empty() {
+        for (i, quartiles) in quartiles.iter().enumerate() {
+            let Some(quartiles) = quartiles else {
                 continue;
-            }
-            let quartiles = Quartiles::new(samples);
+            };
             chart
                 .draw_series(std::iter::once(
-                    Boxplot::new_vertical(SegmentValue::CenterOf(i as i32), &quartiles)
+                    Boxplot::new_vertical(SegmentValue::CenterOf(i as i32), quartiles)
                         .width(30)
                         .style(Palette99::pick(i).stroke_width(2)),
                 ))
