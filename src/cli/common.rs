@@ -13,19 +13,22 @@ pub fn runner() -> &'static Runner {
     &|scenario, spec| simulate(scenario, spec).map_err(|e| e.to_string())
 }
 
-/// Parses `--solver` texts (`ncp-admm:eps_abs=1e-8`).
+/// Parses `--solver` texts (`ncp-admm:eps_abs=1e-8`); each solver must build.
 pub fn parse_solvers(texts: &[String]) -> anyhow::Result<Option<Vec<SolverSpec>>> {
     if texts.is_empty() {
         return Ok(None);
     }
     let specs = texts
         .iter()
-        .map(|t| {
-            t.parse::<SolverSpec>()
-                .with_context(|| format!("--solver {t}"))
-        })
+        .map(|t| checked_spec(t).with_context(|| format!("--solver {t}")))
         .collect::<anyhow::Result<Vec<_>>>()?;
     Ok(Some(specs))
+}
+
+fn checked_spec(text: &str) -> anyhow::Result<SolverSpec> {
+    let spec = text.parse::<SolverSpec>()?;
+    spec.build()?;
+    Ok(spec)
 }
 
 /// Scenario files given directly or found (`*.yaml`, sorted) in directories.

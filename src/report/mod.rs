@@ -61,9 +61,9 @@ pub fn make_report(results: &Path) -> Result<PathBuf, ReportError> {
         }
     }
     let md_path = staging.path().join("report.md");
-    std::fs::write(&md_path, markdown).map_err(|source| RecordError::Io {
+    std::fs::write(&md_path, markdown).map_err(|error| RecordError::Io {
         path: md_path.display().to_string(),
-        source,
+        error,
     })?;
     let dir = staging.publish()?;
     Ok(dir.join("report.md"))

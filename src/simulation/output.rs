@@ -113,9 +113,9 @@ impl Staging {
     /// Creates `<target>.tmp-<pid>` beside `target`. Refuses a `target` that exists, is not
     /// empty and is not a results directory (no manifest), so that nothing else is replaced.
     pub fn new(target: &Path) -> Result<Self, RecordError> {
-        let io = |path: &Path, source| RecordError::Io {
+        let io = |path: &Path, error| RecordError::Io {
             path: path.display().to_string(),
-            source,
+            error,
         };
         if target.exists() && !is_replaceable(target) {
             return Err(io(
@@ -148,9 +148,9 @@ impl Staging {
 
     /// Replaces the target by the temporary directory.
     pub fn publish(mut self) -> Result<PathBuf, RecordError> {
-        let io = |path: &Path, source| RecordError::Io {
+        let io = |path: &Path, error| RecordError::Io {
             path: path.display().to_string(),
-            source,
+            error,
         };
         if self.target.exists() {
             std::fs::remove_dir_all(&self.target).map_err(|e| io(&self.target, e))?;

@@ -17,28 +17,28 @@ use crate::metrics::energy::MechanicalEnergy;
 #[derive(Debug, Error)]
 pub enum RecordError {
     /// File system error.
-    #[error("{path}: {source}")]
+    #[error("{path}: {error}")]
     Io {
         /// The file.
         path: String,
         /// The error.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// CSV error.
-    #[error("{path}: {source}")]
+    #[error("{path}: {error}")]
     Csv {
         /// The file.
         path: String,
         /// The error.
-        source: csv::Error,
+        error: csv::Error,
     },
     /// JSON error.
-    #[error("{path}: {source}")]
+    #[error("{path}: {error}")]
     Json {
         /// The file.
         path: String,
         /// The error.
-        source: serde_json::Error,
+        error: serde_json::Error,
     },
     /// A value in a CSV file is not a number.
     #[error("{path}: row {row}, column {column}: '{value}' is not a number")]
@@ -318,9 +318,9 @@ impl RunRecord {
 
     /// Writes `steps.csv`, `contacts.csv` and `summary.json` into `dir` (created).
     pub fn write(&self, dir: &Path) -> Result<(), RecordError> {
-        std::fs::create_dir_all(dir).map_err(|source| RecordError::Io {
+        std::fs::create_dir_all(dir).map_err(|error| RecordError::Io {
             path: dir.display().to_string(),
-            source,
+            error,
         })?;
         self.write_steps(&dir.join("steps.csv"))?;
         self.write_contacts(&dir.join("contacts.csv"))?;
@@ -356,9 +356,9 @@ impl RunRecord {
 
     fn write_steps(&self, path: &Path) -> Result<(), RecordError> {
         let mut w = csv_writer(path)?;
-        let csv_err = |source| RecordError::Csv {
+        let csv_err = |error| RecordError::Csv {
             path: path.display().to_string(),
-            source,
+            error,
         };
         w.write_record(self.steps_header()).map_err(csv_err)?;
         for (k, s) in self.steps.iter().enumerate() {
@@ -386,17 +386,17 @@ impl RunRecord {
             ]);
             w.write_record(&row).map_err(csv_err)?;
         }
-        w.flush().map_err(|source| RecordError::Io {
+        w.flush().map_err(|error| RecordError::Io {
             path: path.display().to_string(),
-            source,
+            error,
         })
     }
 
     fn write_contacts(&self, path: &Path) -> Result<(), RecordError> {
         let mut w = csv_writer(path)?;
-        let csv_err = |source| RecordError::Csv {
+        let csv_err = |error| RecordError::Csv {
             path: path.display().to_string(),
-            source,
+            error,
         };
         w.write_record([
             "step",
@@ -426,31 +426,31 @@ impl RunRecord {
                 w.write_record(&row).map_err(csv_err)?;
             }
         }
-        w.flush().map_err(|source| RecordError::Io {
+        w.flush().map_err(|error| RecordError::Io {
             path: path.display().to_string(),
-            source,
+            error,
         })
     }
 }
 
 fn csv_writer(path: &Path) -> Result<csv::Writer<File>, RecordError> {
-    csv::Writer::from_path(path).map_err(|source| RecordError::Csv {
+    csv::Writer::from_path(path).map_err(|error| RecordError::Csv {
         path: path.display().to_string(),
-        source,
+        error,
     })
 }
 
 /// Writes a value as pretty JSON.
 pub fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), RecordError> {
-    let io_err = |source| RecordError::Io {
+    let io_err = |error| RecordError::Io {
         path: path.display().to_string(),
-        source,
+        error,
     };
     let file = File::create(path).map_err(io_err)?;
     let mut w = BufWriter::new(file);
-    serde_json::to_writer_pretty(&mut w, value).map_err(|source| RecordError::Json {
+    serde_json::to_writer_pretty(&mut w, value).map_err(|error| RecordError::Json {
         path: path.display().to_string(),
-        source,
+        error,
     })?;
     w.write_all(b"\n").map_err(io_err)?;
     w.flush().map_err(io_err)
@@ -458,13 +458,13 @@ pub fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), RecordErro
 
 /// Reads a JSON file.
 pub fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, RecordError> {
-    let text = std::fs::read_to_string(path).map_err(|source| RecordError::Io {
+    let text = std::fs::read_to_string(path).map_err(|error| RecordError::Io {
         path: path.display().to_string(),
-        source,
+        error,
     })?;
-    serde_json::from_str(&text).map_err(|source| RecordError::Json {
+    serde_json::from_str(&text).map_err(|error| RecordError::Json {
         path: path.display().to_string(),
-        source,
+        error,
     })
 }
 
@@ -472,24 +472,24 @@ pub fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, Recor
 /// `status`, are skipped when their first value is not a number).
 pub fn read_columns(path: &Path) -> Result<BTreeMap<String, Vec<f64>>, RecordError> {
     let shown = path.display().to_string();
-    let mut reader = csv::Reader::from_path(path).map_err(|source| RecordError::Csv {
+    let mut reader = csv::Reader::from_path(path).map_err(|error| RecordError::Csv {
         path: shown.clone(),
-        source,
+        error,
     })?;
     let header: Vec<String> = reader
         .headers()
-        .map_err(|source| RecordError::Csv {
+        .map_err(|error| RecordError::Csv {
             path: shown.clone(),
-            source,
+            error,
         })?
         .iter()
         .map(str::to_string)
         .collect();
     let mut columns: Vec<Option<Vec<f64>>> = vec![Some(Vec::new()); header.len()];
     for (row, record) in reader.records().enumerate() {
-        let record = record.map_err(|source| RecordError::Csv {
+        let record = record.map_err(|error| RecordError::Csv {
             path: shown.clone(),
-            source,
+            error,
         })?;
         for (k, field) in record.iter().enumerate() {
             let Some(Some(column)) = columns.get_mut(k) else {

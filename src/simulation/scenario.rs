@@ -37,12 +37,12 @@ pub const MAX_STEPS: f64 = 1e7;
 #[derive(Debug, Error)]
 pub enum ScenarioError {
     /// The file could not be read.
-    #[error("{file}: {source}")]
+    #[error("{file}: {error}")]
     Io {
         /// The file.
         file: PathBuf,
         /// The I/O error.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// YAML syntax error, unknown or missing field, wrong type.
     #[error("{file}:{line}:{column}: {message}")]
@@ -425,9 +425,9 @@ impl Scenario {
     /// Reads and validates a scenario file; `overrides` are `path=value` assignments
     /// (`world.bodies.1.mass=1000`, `simulation.dt=1e-2`) applied before validation.
     pub fn load(path: &Path, overrides: &[String]) -> Result<Self, ScenarioError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Io {
+        let text = std::fs::read_to_string(path).map_err(|error| ScenarioError::Io {
             file: path.to_path_buf(),
-            source,
+            error,
         })?;
         Self::from_yaml(&text, path, overrides)
     }
