@@ -248,9 +248,7 @@ impl Simulator {
         let fext = self.world.external_wrenches(&self.data, &forces);
         let zero = DVector::zeros(model.nv());
         let inverse = dynamics::rnea(model, &mut self.data, &self.q, &self.v, &zero, Some(&fext))?;
-        let generalized_force = tau - inverse;
-        dynamics::forward_kinematics(model, &mut self.data, &self.q)?;
-        Ok((mass, generalized_force))
+        Ok((mass, tau - inverse))
     }
 
     /// Contacts and the Jacobian `J` (`3n × nv`), rows `[t1, t2, n]` per contact.

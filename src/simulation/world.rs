@@ -89,7 +89,8 @@ pub struct World {
     pub base_joint: usize,
 }
 
-/// Built-in bodies of a scenario are named after it.
+/// The model with the scenario's built-in bodies added (to `base`, the robot, when there
+/// is one), and the joint of each body.
 fn body_model(
     scenario: &Scenario,
     base: Option<Model>,
