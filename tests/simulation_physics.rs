@@ -160,3 +160,45 @@ fn identical_runs_are_bitwise_identical() {
         assert_eq!(x.v, y.v);
     }
 }
+
+/// Cube of `cube_push.yaml`: 1 kg, μ = 0.4, force `10 t` N along x.
+fn pushed_cube_position(t: f64) -> f64 {
+    let (mass, slope) = (1.0, 10.0);
+    let start = MU * mass * 9.81 / slope;
+    let s = (t - start).max(0.0);
+    slope / (6.0 * mass) * s.powi(3)
+}
+
+fn max_internal_forces_before(r: &RunRecord, t: f64) -> f64 {
+    r.steps
+        .iter()
+        .filter(|s| s.time < t)
+        .map(|s| s.metrics.internal_forces)
+        .fold(0.0, f64::max)
+}
+
+#[test]
+fn pushed_cube_sticks_then_slides_and_admm_injects_fewer_internal_forces() {
+    let admm = run("cube_push.yaml", "ncp-admm:eps_abs=1e-8,max_iter=500", &[]);
+    let pgs = run("cube_push.yaml", "ncp-pgs:eps_abs=1e-8,max_iter=500", &[]);
+    let at = |r: &RunRecord, t: f64| {
+        r.steps
+            .iter()
+            .find(|s| (s.time - t).abs() < 1e-9)
+            .map(|s| s.base_position[0])
+            .expect("a step at t")
+    };
+    let (stuck, slid) = (at(&admm, 0.35), at(&admm, 0.6));
+    let expected = pushed_cube_position(0.6);
+    println!(
+        "cube push: x(0.35 s) = {stuck:.2e} m; x(0.6 s) = {slid:.5} m, analytical {expected:.5} m"
+    );
+    assert!(stuck.abs() < 1e-5, "moved {stuck} m while sticking");
+    assert!((slid - expected).abs() < 0.02 * expected);
+    let (internal_admm, internal_pgs) = (
+        max_internal_forces_before(&admm, 0.35),
+        max_internal_forces_before(&pgs, 0.35),
+    );
+    println!("cube push, sticking: max internal forces ncp-admm {internal_admm:.2e}, ncp-pgs {internal_pgs:.2e} N·s");
+    assert!(internal_admm < internal_pgs);
+}
