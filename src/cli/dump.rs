@@ -1,12 +1,81 @@
-//! `contactbench dump` (placeholder until the command lands).
+//! `contactbench dump`: the contact problem of a scenario at a given step, as a problem
+//! file that `contactbench solve` (or Pinocchio's solvers) can replay.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
+
+use anyhow::Context;
+use contactbench::problem::io::write_problem;
+use contactbench::simulation::runner::simulator;
+
+use super::common::{load_scenarios, parse_solvers};
 
 /// Arguments of `contactbench dump`.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// The scenario file (YAML).
+    pub scenario: PathBuf,
+    /// The step whose problem to write (1 is the first step).
+    #[arg(long)]
+    pub step: usize,
+    /// The solver that drives the simulation up to that step. Default: the scenario's first.
+    #[arg(long)]
+    pub solver: Option<String>,
+    /// Change a scenario value before running, `path=value` (repeatable).
+    #[arg(long = "set")]
+    pub overrides: Vec<String>,
+    /// Output file. Default `<scenario>_step<N>.json`.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
 
 /// Runs the command.
-pub fn run(_args: Args) -> anyhow::Result<ExitCode> {
-    anyhow::bail!("contactbench dump is not implemented yet")
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let scenario = load_scenarios(std::slice::from_ref(&args.scenario), &args.overrides)?.remove(0);
+    anyhow::ensure!(args.step >= 1, "--step must be at least 1 (the first step)");
+    anyhow::ensure!(
+        args.step <= scenario.num_steps(),
+        "--step {} is beyond the scenario's {} steps",
+        args.step,
+        scenario.num_steps()
+    );
+    let spec = match &args.solver {
+        Some(text) => parse_solvers(std::slice::from_ref(text))?
+            .and_then(|mut v| v.pop())
+            .context("--solver")?,
+        None => scenario.solver_specs().remove(0),
+    };
+    let mut sim = simulator(&scenario, &spec)?;
+    for _ in 0..args.step {
+        sim.step()?;
+    }
+    let (problem, lambda, converged) = sim
+        .last_solution()
+        .with_context(|| format!("step {} has no contact: no problem to write", args.step))?;
+    let out = args
+        .out
+        .unwrap_or_else(|| PathBuf::from(format!("{}_step{}.json", scenario.name, args.step)));
+    let mut solver_map = spec.params.clone();
+    solver_map.insert("solver".into(), spec.id.to_string().into());
+    solver_map.insert("eps_abs".into(), spec.settings.eps_abs.into());
+    solver_map.insert("max_iter".into(), spec.settings.max_iter.into());
+    write_problem(
+        &out,
+        problem,
+        converged.then_some(lambda),
+        Some(&solver_map),
+    )?;
+    println!(
+        "{}: {} contacts at step {} (t = {:.6} s){}",
+        out.display(),
+        problem.num_contacts(),
+        args.step,
+        sim.time(),
+        if converged {
+            ", with the solver's lambda"
+        } else {
+            ", solver did not converge: no lambda"
+        }
+    );
+    Ok(ExitCode::SUCCESS)
 }

@@ -3,6 +3,7 @@
 
 mod batch;
 mod collision_bench;
+mod common;
 mod dump;
 mod model;
 mod report;

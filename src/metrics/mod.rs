@@ -2,6 +2,8 @@
 //! violations, internal forces; all metrics of an answer at once with [`compute_metrics`].
 //! Solvers stop on these same functions.
 
+pub mod consistency;
+pub mod energy;
 pub mod forces;
 pub mod residuals;
 pub mod summary;

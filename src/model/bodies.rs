@@ -44,6 +44,12 @@ impl FreeBodiesBuilder {
         Ok(self.add_body(name, Inertia::solid_sphere(mass, radius), shape))
     }
 
+    /// Adds free bodies to an existing model (a ball beside a fixed-base robot hand); the
+    /// new joints come after the model's own.
+    pub fn extend(model: Model) -> FreeBodiesBuilder {
+        FreeBodiesBuilder { model }
+    }
+
     /// The finished model.
     pub fn build(self) -> Model {
         self.model

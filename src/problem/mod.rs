@@ -6,6 +6,7 @@
 //! compliance. Per contact the order is `[t1, t2, n]`. The contact velocity produced by
 //! forces `λ` is `c = (G + R) λ + g`.
 
+pub mod build;
 pub mod cones;
 pub mod generators;
 pub mod io;

@@ -1,1 +1,70 @@
-//! Reports from recorded runs: tables, plots.
+//! Reports from recorded runs: plots (PNG and SVG, with plotters) and a Markdown summary
+//! that links them. A report reads a results directory only (its manifest and CSV
+//! files), never re-runs anything.
+
+pub mod plots;
+pub mod tables;
+
+use std::path::{Path, PathBuf};
+
+use thiserror::Error;
+
+use crate::simulation::output::{ResultsManifest, Staging};
+use crate::simulation::recorder::RecordError;
+
+/// Why a report could not be made.
+#[derive(Debug, Error)]
+pub enum ReportError {
+    /// Reading the results or writing the report failed.
+    #[error(transparent)]
+    Record(#[from] RecordError),
+    /// Drawing failed.
+    #[error("{path}: plot failed: {message}")]
+    Plot {
+        /// The file being drawn.
+        path: String,
+        /// plotters' message.
+        message: String,
+    },
+    /// The results directory holds no run.
+    #[error("{0}: no run in the manifest")]
+    Empty(String),
+}
+
+/// Name of the report's directory inside the results directory.
+pub const REPORT_DIR: &str = "report";
+
+/// Makes `results/report/` (replacing an older one): per scenario, the plots of
+/// [`plots::scenario_plots`] as PNG and SVG, and `report.md` with a summary table per
+/// scenario and links to the plots. Returns the path of `report.md`.
+pub fn make_report(results: &Path) -> Result<PathBuf, ReportError> {
+    let manifest = ResultsManifest::read(results)?;
+    if manifest.runs.is_empty() {
+        return Err(ReportError::Empty(results.display().to_string()));
+    }
+    let staging = Staging::new(&results.join(REPORT_DIR))?;
+    let mut markdown = String::from("# contactbench report\n");
+    for scenario in manifest.scenarios() {
+        let runs: Vec<_> = manifest
+            .runs
+            .iter()
+            .filter(|r| r.summary.scenario == scenario)
+            .collect();
+        let files = plots::scenario_plots(results, &scenario, &runs, staging.path())?;
+        markdown.push_str(&format!("\n## {scenario}\n\n"));
+        let summaries: Vec<_> = runs.iter().map(|r| r.summary.clone()).collect();
+        markdown.push_str(&tables::summary_table(&summaries));
+        for (title, stem) in files {
+            markdown.push_str(&format!(
+                "\n### {title}\n\n![{title}]({stem}.png) ([SVG]({stem}.svg))\n"
+            ));
+        }
+    }
+    let md_path = staging.path().join("report.md");
+    std::fs::write(&md_path, markdown).map_err(|error| RecordError::Io {
+        path: md_path.display().to_string(),
+        error,
+    })?;
+    let dir = staging.publish()?;
+    Ok(dir.join("report.md"))
+}

@@ -1,0 +1,34 @@
+//! Markdown tables of run summaries.
+
+use crate::simulation::recorder::RunSummary;
+
+/// One row per run: outcome, steps, final base position, energy change, worst NCP
+/// criterion, unconverged steps, median iterations and solver time.
+pub fn summary_table(runs: &[RunSummary]) -> String {
+    let mut out = String::from(
+        "| scenario | solver | outcome | steps | final base position (m) | ΔE (J) | max NCP criterion | unconverged steps | median iterations | median solve time (µs) |\n|---|---|---|---|---|---|---|---|---|---|\n",
+    );
+    for r in runs {
+        let p = r.final_base_position;
+        let outcome = match &r.failure {
+            Some(reason) => format!("failed: {}", reason.replace('|', "/")),
+            None => r.outcome.clone(),
+        };
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | ({:.4}, {:.4}, {:.4}) | {:+.3e} | {:.2e} | {} | {:.0} | {:.1} |\n",
+            r.scenario,
+            r.solver,
+            outcome,
+            r.steps,
+            p[0],
+            p[1],
+            p[2],
+            r.final_energy - r.initial_energy,
+            r.max_ncp_criterion,
+            r.unconverged_steps,
+            r.iterations.median,
+            r.solve_time.median * 1e6,
+        ));
+    }
+    out
+}

@@ -1,0 +1,537 @@
+//! Building a simulated world from a scenario: the model (a robot of the manifest and/or
+//! built-in free-flying bodies), the collision objects with the pairs allowed to touch,
+//! the initial state, the PD targets and the bodies external forces act on.
+//!
+//! Contact geometry (design.md §6):
+//! - a box body carries 8 spheres at its corners (radius `corner_radius`, centres inset so
+//!   that they touch the box's faces); they touch the ground and the bodies listed before
+//!   it (a stack is listed bottom first), so each contact is found once;
+//! - a sphere body touches the ground, the bodies listed before it and the robot's links;
+//! - a robot touches the ground through its contact spheres, and free bodies through the
+//!   collision geometry of its links (convex hulls of the meshes); no self-collision.
+
+use std::collections::HashSet;
+
+use nalgebra::{
+    DMatrix, DVector, Isometry3, Quaternion, Translation3, UnitQuaternion, Vector3, Vector6,
+};
+
+use super::scenario::{Actuation, Pose, Scenario, ScenarioError, ShapeSpec};
+use crate::collision::{shape_from_geometry, CollisionObject, PairFilter, Shape};
+use crate::dynamics::{self, Data, DynamicsError, MassCholesky};
+use crate::model::{robots, FreeBodiesBuilder, GeometryShape, JointKind, Model};
+
+/// What a collision object is, for the pair rules of the module docs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// The ground halfspace `z ≤ 0`.
+    Ground,
+    /// A contact sphere of the robot.
+    RobotSphere,
+    /// A link geometry of the robot.
+    RobotLink,
+    /// A corner sphere of built-in body `k`.
+    Corner(usize),
+    /// The shape of built-in body `k` (box or sphere).
+    Body(usize),
+}
+
+/// A collision geometry fixed on a joint's body.
+#[derive(Debug, Clone)]
+pub struct WorldObject {
+    /// Its name (`cube/corner3`, `FL_FOOT/sphere`, `ground`).
+    pub name: String,
+    /// The joint carrying it (0 = world).
+    pub joint: usize,
+    /// Placement in the joint frame.
+    pub placement: Isometry3<f64>,
+    /// The shape.
+    pub shape: Shape,
+    /// Its role in the pair rules.
+    pub role: Role,
+}
+
+/// A PD controller towards a configuration (see [`Actuation::Pd`]).
+#[derive(Debug, Clone)]
+pub struct PdController {
+    /// Target configuration (`nq`).
+    pub target: DVector<f64>,
+    /// Proportional gain.
+    pub kp: f64,
+    /// Derivative gain.
+    pub kd: f64,
+    /// Gains scaled by the apparent inertias `1 / (M⁻¹)_jj`.
+    pub inertia_scaled: bool,
+}
+
+/// The world of a scenario, ready to simulate.
+#[derive(Debug, Clone)]
+pub struct World {
+    /// The multibody model.
+    pub model: Model,
+    /// Collision objects.
+    pub objects: Vec<WorldObject>,
+    /// Which object pairs are tested.
+    pub filter: PairFilter,
+    /// Friction coefficient of every contact.
+    pub friction: f64,
+    /// Initial configuration (`nq`).
+    pub q0: DVector<f64>,
+    /// Initial velocity (`nv`).
+    pub v0: DVector<f64>,
+    /// The PD controller, when actuated.
+    pub pd: Option<PdController>,
+    /// Velocity indices driven by the PD (the robot's joints, not free flyers).
+    pub actuated: Vec<usize>,
+    /// The joint of each external force of the scenario, in order.
+    pub force_joints: Vec<usize>,
+    /// The joint whose origin is recorded as the base position (first free flyer; 0 if none).
+    pub base_joint: usize,
+}
+
+/// The model with the scenario's built-in bodies added (to `base`, the robot, when there
+/// is one), and the joint of each body.
+fn body_model(
+    scenario: &Scenario,
+    base: Option<Model>,
+) -> Result<(Model, Vec<usize>), ScenarioError> {
+    let mut builder = match base {
+        Some(model) => FreeBodiesBuilder::extend(model),
+        None => FreeBodiesBuilder::new(&scenario.name),
+    };
+    let mut joints = Vec::new();
+    for (i, body) in scenario.world.bodies.iter().enumerate() {
+        let joint = match body.shape {
+            ShapeSpec::Box(size) => builder.add_box(
+                &body.name,
+                body.mass,
+                Vector3::new(size[0], size[1], size[2]) * 0.5,
+            ),
+            ShapeSpec::Sphere(radius) => builder.add_sphere(&body.name, body.mass, radius),
+        }
+        .map_err(|e| scenario.invalid(&format!("world.bodies[{i}]"), e.to_string()))?;
+        joints.push(joint);
+    }
+    Ok((builder.build(), joints))
+}
+
+impl World {
+    /// Builds the world of a scenario; unknown robots, frames, joints or bodies are errors
+    /// that name the scenario's field and its line.
+    pub fn build(scenario: &Scenario) -> Result<World, ScenarioError> {
+        let robot = match &scenario.world.robot {
+            Some(name) => Some(
+                robots::load_robot(name)
+                    .map_err(|e| scenario.invalid("world.robot", e.to_string()))?,
+            ),
+            None => None,
+        };
+        let robot = match (robot, &scenario.world.robot_pose) {
+            (Some(model), Some(pose)) => Some(place_fixed_base(scenario, model, pose)?),
+            (robot, _) => robot,
+        };
+        let has_robot = robot.is_some();
+        let robot_joints = robot.as_ref().map_or(0, |m| m.njoints());
+        let (model, body_joints) = body_model(scenario, robot)?;
+        let mut objects = Vec::new();
+        if scenario.world.ground {
+            objects.push(WorldObject {
+                name: "ground".into(),
+                joint: 0,
+                placement: Isometry3::identity(),
+                shape: Shape::halfspace(Vector3::z(), 0.0)
+                    .map_err(|e| scenario.invalid("world.ground", e.to_string()))?,
+                role: Role::Ground,
+            });
+        }
+        if has_robot {
+            add_robot_objects(scenario, &model, robot_joints, &mut objects)?;
+        }
+        add_body_objects(scenario, &model, &body_joints, &mut objects)?;
+        let is_sphere: Vec<bool> = scenario
+            .world
+            .bodies
+            .iter()
+            .map(|b| matches!(b.shape, ShapeSpec::Sphere(_)))
+            .collect();
+        let filter = PairFilter {
+            allowed: Some(allowed_pairs(&objects, &is_sphere)),
+            ..Default::default()
+        };
+        let (q0, v0) = initial_state(scenario, &model, &body_joints, &objects)?;
+        let actuated: Vec<usize> = model
+            .joints
+            .iter()
+            .take(robot_joints)
+            .filter(|j| !matches!(j.kind, JointKind::FreeFlyer | JointKind::Universe))
+            .map(|j| j.idx_v)
+            .collect();
+        let pd = match scenario.actuation {
+            Actuation::None => None,
+            Actuation::Pd {
+                kp,
+                kd,
+                inertia_scaled,
+            } => Some(PdController {
+                target: q0.clone(),
+                kp,
+                kd,
+                inertia_scaled,
+            }),
+        };
+        let force_joints = scenario
+            .external_forces
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                model
+                    .frame_id(&f.body)
+                    .map(|id| model.frames[id].parent_joint)
+                    .map_err(|e| {
+                        scenario.invalid(&format!("external_forces[{i}].body"), e.to_string())
+                    })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let base_joint = model
+            .joints
+            .iter()
+            .position(|j| j.kind == JointKind::FreeFlyer)
+            .unwrap_or(0);
+        Ok(World {
+            model,
+            objects,
+            filter,
+            friction: scenario.world.friction,
+            q0,
+            v0,
+            pd,
+            actuated,
+            force_joints,
+            base_joint,
+        })
+    }
+
+    /// World pose of object `k` given the joint placements `omi`.
+    pub fn object_pose(&self, data: &Data, k: usize) -> Isometry3<f64> {
+        let o = &self.objects[k];
+        data.omi[o.joint] * o.placement
+    }
+
+    /// The collision objects placed at the current kinematics.
+    pub fn placed_objects(&self, data: &Data) -> Vec<CollisionObject> {
+        (0..self.objects.len())
+            .map(|k| CollisionObject {
+                shape: self.objects[k].shape.clone(),
+                pose: self.object_pose(data, k),
+                owner: self.objects[k].joint,
+                name: self.objects[k].name.clone(),
+            })
+            .collect()
+    }
+
+    /// Base position (m, world) at configuration `q`.
+    pub fn base_position(&self, q: &DVector<f64>) -> [f64; 3] {
+        if self.base_joint == 0 {
+            return [0.0; 3];
+        }
+        let i = self.model.joints[self.base_joint].idx_q;
+        [q[i], q[i + 1], q[i + 2]]
+    }
+
+    /// Names of the configuration coordinates.
+    pub fn q_names(&self) -> Vec<String> {
+        coordinate_names(&self.model, true)
+    }
+
+    /// Names of the velocity coordinates.
+    pub fn v_names(&self) -> Vec<String> {
+        coordinate_names(&self.model, false)
+    }
+
+    /// Joint torques of the PD (`nv`): `τ = K_p (q_ref ⊖ q) − K_d v` on the actuated
+    /// joints, scaled by the apparent inertias `1 / (M⁻¹)_jj` when asked.
+    pub fn actuation(
+        &self,
+        q: &DVector<f64>,
+        v: &DVector<f64>,
+        mass: &MassCholesky,
+    ) -> Result<DVector<f64>, DynamicsError> {
+        let mut tau = DVector::zeros(self.model.nv());
+        let Some(pd) = &self.pd else {
+            return Ok(tau);
+        };
+        let error = dynamics::difference(&self.model, q, &pd.target)?;
+        let inverse = if pd.inertia_scaled {
+            let nv = self.model.nv();
+            Some(mass.solve_matrix(&DMatrix::identity(nv, nv))?)
+        } else {
+            None
+        };
+        for &i in &self.actuated {
+            let scale = inverse.as_ref().map_or(1.0, |m| 1.0 / m[(i, i)]);
+            tau[i] = scale * (pd.kp * error[i] - pd.kd * v[i]);
+        }
+        Ok(tau)
+    }
+
+    /// External forces per joint (`njoints`, `[f; n]` in each joint's local frame, applied
+    /// at its origin), from world-axis forces `forces[i]` on `force_joints[i]`.
+    pub fn external_wrenches(&self, data: &Data, forces: &[[f64; 3]]) -> Vec<Vector6<f64>> {
+        let mut fext = vec![Vector6::zeros(); self.model.njoints()];
+        for (f, &joint) in forces.iter().zip(&self.force_joints) {
+            let local = data.omi[joint].rotation.inverse() * Vector3::from(*f);
+            fext[joint] += Vector6::new(local.x, local.y, local.z, 0.0, 0.0, 0.0);
+        }
+        fext
+    }
+}
+
+/// Moves a fixed-base robot's root (everything welded to the world) to `pose`.
+fn place_fixed_base(
+    scenario: &Scenario,
+    mut model: Model,
+    pose: &Pose,
+) -> Result<Model, ScenarioError> {
+    if model.has_free_flyer() {
+        return Err(scenario.invalid(
+            "world.robot_pose",
+            "applies to fixed-base robots; move a free-flying base with initial_state.base_offset",
+        ));
+    }
+    let o = pose.orientation;
+    let rotation = UnitQuaternion::from_quaternion(Quaternion::new(o[3], o[0], o[1], o[2]));
+    let root = Isometry3::from_parts(Translation3::from(Vector3::from(pose.position)), rotation);
+    for joint in model.joints.iter_mut().skip(1).filter(|j| j.parent == 0) {
+        joint.placement = root * joint.placement;
+    }
+    for frame in model
+        .frames
+        .iter_mut()
+        .skip(1)
+        .filter(|f| f.parent_joint == 0)
+    {
+        frame.placement = root * frame.placement;
+    }
+    for geometry in model.geometries.iter_mut().filter(|g| g.parent_joint == 0) {
+        geometry.placement = root * geometry.placement;
+    }
+    Ok(model)
+}
+
+fn coordinate_names(model: &Model, configuration: bool) -> Vec<String> {
+    let mut names = Vec::new();
+    for joint in model.joints.iter().skip(1) {
+        let suffixes: &[&str] = match (&joint.kind, configuration) {
+            (JointKind::FreeFlyer, true) => &["x", "y", "z", "qx", "qy", "qz", "qw"],
+            (JointKind::FreeFlyer, false) => &["vx", "vy", "vz", "wx", "wy", "wz"],
+            (JointKind::RevoluteUnbounded { .. }, true) => &["cos", "sin"],
+            _ => &[""],
+        };
+        for s in suffixes {
+            names.push(if s.is_empty() {
+                joint.name.clone()
+            } else {
+                format!("{}.{s}", joint.name)
+            });
+        }
+    }
+    names
+}
+
+fn add_robot_objects(
+    scenario: &Scenario,
+    model: &Model,
+    robot_joints: usize,
+    objects: &mut Vec<WorldObject>,
+) -> Result<(), ScenarioError> {
+    for (i, sphere) in scenario.world.contact_spheres.iter().enumerate() {
+        let field = format!("world.contact_spheres[{i}]");
+        let frame_id = model
+            .frame_id(&sphere.frame)
+            .map_err(|e| scenario.invalid(&format!("{field}.frame"), e.to_string()))?;
+        let frame = &model.frames[frame_id];
+        let offset = Translation3::from(Vector3::from(sphere.offset));
+        objects.push(WorldObject {
+            name: format!("{}/sphere{i}", sphere.frame),
+            joint: frame.parent_joint,
+            placement: frame.placement * offset,
+            shape: Shape::sphere(sphere.radius)
+                .map_err(|e| scenario.invalid(&format!("{field}.radius"), e.to_string()))?,
+            role: Role::RobotSphere,
+        });
+    }
+    for geometry in model
+        .geometries
+        .iter()
+        .filter(|g| g.parent_joint < robot_joints)
+    {
+        let shape = shape_from_geometry(&geometry.shape)
+            .map_err(|e| scenario.invalid("world.robot", format!("{}: {e}", geometry.name)))?;
+        objects.push(WorldObject {
+            name: geometry.name.clone(),
+            joint: geometry.parent_joint,
+            placement: geometry.placement,
+            shape,
+            role: Role::RobotLink,
+        });
+    }
+    Ok(())
+}
+
+fn add_body_objects(
+    scenario: &Scenario,
+    model: &Model,
+    body_joints: &[usize],
+    objects: &mut Vec<WorldObject>,
+) -> Result<(), ScenarioError> {
+    for (k, (body, &joint)) in scenario.world.bodies.iter().zip(body_joints).enumerate() {
+        let field = format!("world.bodies[{k}]");
+        let geometry = model
+            .geometries
+            .iter()
+            .find(|g| g.parent_joint == joint)
+            .ok_or_else(|| scenario.invalid(&field, "the model has no geometry for this body"))?;
+        let shape = shape_from_geometry(&geometry.shape)
+            .map_err(|e| scenario.invalid(&field, e.to_string()))?;
+        objects.push(WorldObject {
+            name: body.name.clone(),
+            joint,
+            placement: geometry.placement,
+            shape,
+            role: Role::Body(k),
+        });
+        if let GeometryShape::Box { half_extents } = geometry.shape {
+            let r = body.corner_radius;
+            let inset = half_extents - Vector3::repeat(r);
+            if inset.iter().any(|x| *x < 0.0) {
+                return Err(scenario.invalid(
+                    &format!("{field}.corner_radius"),
+                    "larger than half the box's smallest side",
+                ));
+            }
+            for (c, corner) in box_corners(&inset).into_iter().enumerate() {
+                objects.push(WorldObject {
+                    name: format!("{}/corner{c}", body.name),
+                    joint,
+                    placement: Isometry3::from(Translation3::from(corner)),
+                    shape: Shape::sphere(r).map_err(|e| {
+                        scenario.invalid(&format!("{field}.corner_radius"), e.to_string())
+                    })?,
+                    role: Role::Corner(k),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The 8 corners `(±h.x, ±h.y, ±h.z)`.
+fn box_corners(h: &Vector3<f64>) -> Vec<Vector3<f64>> {
+    let mut corners = Vec::with_capacity(8);
+    for sz in [-1.0, 1.0] {
+        for sy in [-1.0, 1.0] {
+            for sx in [-1.0, 1.0] {
+                corners.push(Vector3::new(sx * h.x, sy * h.y, sz * h.z));
+            }
+        }
+    }
+    corners
+}
+
+/// The pair rules of the module docs; `is_sphere[k]` tells whether body `k` is a sphere.
+fn may_touch(a: Role, b: Role, is_sphere: &[bool]) -> bool {
+    use Role::*;
+    match (a, b) {
+        (Ground, RobotSphere) | (Ground, Corner(_)) => true,
+        (Ground, Body(k)) => is_sphere[k],
+        (Corner(k), Body(m)) => m < k,
+        (Body(k), Body(m)) => m < k && is_sphere[k],
+        (RobotLink, Body(_)) => true,
+        _ => false,
+    }
+}
+
+fn allowed_pairs(objects: &[WorldObject], is_sphere: &[bool]) -> HashSet<(usize, usize)> {
+    let mut pairs = HashSet::new();
+    for i in 0..objects.len() {
+        for j in (i + 1)..objects.len() {
+            let (a, b) = (objects[i].role, objects[j].role);
+            if may_touch(a, b, is_sphere) || may_touch(b, a, is_sphere) {
+                pairs.insert((i, j));
+            }
+        }
+    }
+    pairs
+}
+
+/// Initial `q`, `v`: the robot's reference (or neutral) configuration with the offsets,
+/// lowered onto the ground when asked; each body's pose and twist.
+fn initial_state(
+    scenario: &Scenario,
+    model: &Model,
+    body_joints: &[usize],
+    objects: &[WorldObject],
+) -> Result<(DVector<f64>, DVector<f64>), ScenarioError> {
+    let init = &scenario.initial_state;
+    let mut q = match &init.reference {
+        Some(name) => model
+            .reference_configuration(name)
+            .map_err(|e| scenario.invalid("initial_state.reference", e.to_string()))?,
+        None => model.neutral_configuration(),
+    };
+    let mut v = DVector::zeros(model.nv());
+    let robot_base = model.has_free_flyer() && scenario.world.robot.is_some();
+    if robot_base {
+        for k in 0..3 {
+            q[k] += init.base_offset[k];
+        }
+        for k in 0..6 {
+            v[k] = init.base_velocity[k];
+        }
+    }
+    for (name, offset) in &init.joint_offsets {
+        let field = format!("initial_state.joint_offsets.{name}");
+        let joint = model
+            .joint_id(name)
+            .map_err(|e| scenario.invalid(&field, e.to_string()))?;
+        let j = &model.joints[joint];
+        if j.nq() != 1 {
+            return Err(scenario.invalid(&field, "offsets apply to one-coordinate joints only"));
+        }
+        q[j.idx_q] += offset;
+    }
+    for (body, &joint) in scenario.world.bodies.iter().zip(body_joints) {
+        let (iq, iv) = (model.joints[joint].idx_q, model.joints[joint].idx_v);
+        if let Some(state) = init.bodies.get(&body.name) {
+            let o = state.orientation;
+            let rot = UnitQuaternion::from_quaternion(Quaternion::new(o[3], o[0], o[1], o[2]));
+            q.rows_mut(iq, 3).copy_from(&Vector3::from(state.position));
+            q.rows_mut(iq + 3, 4)
+                .copy_from(&rot.as_vector().clone_owned());
+            v.rows_mut(iv, 6).copy_from(&Vector6::from(state.velocity));
+        }
+    }
+    if init.on_ground && robot_base {
+        let lowest = lowest_sphere_height(model, &q, objects)
+            .map_err(|e| scenario.invalid("initial_state.on_ground", e.to_string()))?;
+        if let Some(z) = lowest {
+            q[2] -= z;
+        }
+    }
+    Ok((q, v))
+}
+
+/// Height (m) of the lowest point of the robot's contact spheres at `q`.
+fn lowest_sphere_height(
+    model: &Model,
+    q: &DVector<f64>,
+    objects: &[WorldObject],
+) -> Result<Option<f64>, DynamicsError> {
+    let mut data = Data::new(model);
+    dynamics::forward_kinematics(model, &mut data, q)?;
+    Ok(objects
+        .iter()
+        .filter(|o| o.role == Role::RobotSphere)
+        .map(|o| (data.omi[o.joint] * o.placement).translation.vector.z - o.shape.radius)
+        .reduce(f64::min))
+}
