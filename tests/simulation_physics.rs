@@ -241,3 +241,27 @@ fn batch_results_do_not_depend_on_the_thread_count() {
     assert_eq!(one.len(), 9);
     assert_eq!(one, two);
 }
+
+#[test]
+fn pd_pulls_a_joint_offset_back_to_the_reference() {
+    let r = run(
+        "solo_standing.yaml",
+        "ncp-admm:eps_abs=1e-8,max_iter=500",
+        &[
+            "simulation.duration=1.0",
+            "initial_state.joint_offsets.FL_KFE=0.2",
+        ],
+    );
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/solo_standing.yaml");
+    let scenario = Scenario::load(&path, &[]).unwrap_or_else(|e| panic!("{e}"));
+    let world = contactbench::simulation::World::build(&scenario).unwrap_or_else(|e| panic!("{e}"));
+    let joint = world
+        .model
+        .joint_id("FL_KFE")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let index = world.model.joints[joint].idx_q;
+    let (start, end) = (r.steps[0].q[index], r.steps.last().expect("steps").q[index]);
+    println!("solo12 FL_KFE: reference -1.6 rad, start {start:.3} rad, after 1 s {end:.3} rad");
+    assert!((start - (-1.4)).abs() < 1e-12);
+    assert!((end - (-1.6)).abs() < 0.05, "FL_KFE ended at {end}");
+}
