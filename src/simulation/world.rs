@@ -158,7 +158,11 @@ impl World {
             allowed: Some(allowed_pairs(&objects, &is_sphere)),
             ..Default::default()
         };
-        let (q0, v0, reference) = initial_state(scenario, &model, &body_joints, &objects)?;
+        let Start {
+            q: q0,
+            v: v0,
+            reference,
+        } = initial_state(scenario, &model, &body_joints, &objects)?;
         let actuated: Vec<usize> = model
             .joints
             .iter()
@@ -464,6 +468,13 @@ fn allowed_pairs(objects: &[WorldObject], is_sphere: &[bool]) -> HashSet<(usize,
     pairs
 }
 
+/// The initial state and the PD's target.
+struct Start {
+    q: DVector<f64>,
+    v: DVector<f64>,
+    reference: DVector<f64>,
+}
+
 /// Initial `q`, `v`: the robot's reference (or neutral) configuration with the offsets,
 /// lowered onto the ground when asked; each body's pose and twist. Also returns the
 /// reference configuration itself, the PD's target.
@@ -472,7 +483,7 @@ fn initial_state(
     model: &Model,
     body_joints: &[usize],
     objects: &[WorldObject],
-) -> Result<(DVector<f64>, DVector<f64>, DVector<f64>), ScenarioError> {
+) -> Result<Start, ScenarioError> {
     let init = &scenario.initial_state;
     let reference = match &init.reference {
         Some(name) => model
@@ -520,7 +531,7 @@ fn initial_state(
             q[2] -= z;
         }
     }
-    Ok((q, v, reference))
+    Ok(Start { q, v, reference })
 }
 
 /// Height (m) of the lowest point of the robot's contact spheres at `q`.
