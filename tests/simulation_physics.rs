@@ -202,3 +202,66 @@ fn pushed_cube_sticks_then_slides_and_admm_injects_fewer_internal_forces() {
     println!("cube push, sticking: max internal forces ncp-admm {internal_admm:.2e}, ncp-pgs {internal_pgs:.2e} N·s");
     assert!(internal_admm < internal_pgs);
 }
+
+#[test]
+fn batch_results_do_not_depend_on_the_thread_count() {
+    use contactbench::simulation::batch;
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    let scenarios = || {
+        ["cube_stack.yaml", "solo_standing.yaml"]
+            .iter()
+            .map(|f| {
+                Scenario::load(&dir.join(f), &["simulation.duration=0.05".to_string()])
+                    .unwrap_or_else(|e| panic!("{e}"))
+            })
+            .collect::<Vec<_>>()
+    };
+    let runner: &batch::Runner = &|s, spec| simulate(s, spec).map_err(|e| e.to_string());
+    let finals = |threads: usize| {
+        let jobs = batch::jobs(scenarios(), None);
+        let out = std::env::temp_dir().join(format!(
+            "contactbench-threads-{threads}-{}",
+            std::process::id()
+        ));
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap_or_else(|e| panic!("{e}"));
+        let manifest = pool
+            .install(|| batch::run_batch(&jobs, &out, runner, false))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let _ = std::fs::remove_dir_all(&out);
+        manifest
+            .runs
+            .iter()
+            .map(|r| (r.summary.solver.clone(), r.summary.final_q.clone()))
+            .collect::<Vec<_>>()
+    };
+    let (one, two) = (finals(1), finals(2));
+    assert_eq!(one.len(), 9);
+    assert_eq!(one, two);
+}
+
+#[test]
+fn pd_pulls_a_joint_offset_back_to_the_reference() {
+    let r = run(
+        "solo_standing.yaml",
+        "ncp-admm:eps_abs=1e-8,max_iter=500",
+        &[
+            "simulation.duration=1.0",
+            "initial_state.joint_offsets.FL_KFE=0.2",
+        ],
+    );
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/solo_standing.yaml");
+    let scenario = Scenario::load(&path, &[]).unwrap_or_else(|e| panic!("{e}"));
+    let world = contactbench::simulation::World::build(&scenario).unwrap_or_else(|e| panic!("{e}"));
+    let joint = world
+        .model
+        .joint_id("FL_KFE")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let index = world.model.joints[joint].idx_q;
+    let (start, end) = (r.steps[0].q[index], r.steps.last().expect("steps").q[index]);
+    println!("solo12 FL_KFE: reference -1.6 rad, start {start:.3} rad, after 1 s {end:.3} rad");
+    assert!((start - (-1.4)).abs() < 1e-12);
+    assert!((end - (-1.6)).abs() < 0.05, "FL_KFE ended at {end}");
+}

@@ -110,21 +110,17 @@ pub fn assemble(
     Ok(AssembledProblem { problem, minv_jt })
 }
 
-/// `G = J M⁻¹ Jᵀ` as `Xᵀ X` with `X = L⁻¹ Jᵀ`, and `M⁻¹ Jᵀ = L⁻ᵀ X`.
+/// `G = J M⁻¹ Jᵀ` as `Xᵀ X` with `X = L⁻¹ Jᵀ`, and `M⁻¹ Jᵀ = L⁻ᵀ X` (the factor of a
+/// Cholesky decomposition has a positive diagonal, so the triangular solves are defined;
+/// sizes are checked by [`assemble`]).
 fn delassus_and_minv_jt(
     jacobian: &DMatrix<f64>,
     mass: &MassCholesky,
 ) -> (DMatrix<f64>, DMatrix<f64>) {
     let l = mass.l();
-    let jt = jacobian.transpose();
-    let x = l
-        .solve_lower_triangular(&jt)
-        .unwrap_or_else(|| DMatrix::zeros(jt.nrows(), jt.ncols()));
+    let x = l.solve_lower_triangular_unchecked(&jacobian.transpose());
     let delassus = x.transpose() * &x;
-    let minv_jt = l
-        .transpose()
-        .solve_upper_triangular(&x)
-        .unwrap_or_else(|| DMatrix::zeros(jt.nrows(), jt.ncols()));
+    let minv_jt = l.tr_solve_lower_triangular_unchecked(&x);
     (delassus, minv_jt)
 }
 

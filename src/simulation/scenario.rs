@@ -255,7 +255,8 @@ pub enum Actuation {
     /// No torque.
     #[default]
     None,
-    /// PD on the actuated joints towards the initial configuration:
+    /// PD on the actuated joints towards the reference configuration
+    /// (`initial_state.reference`, or the neutral one; joint offsets are not part of it):
     /// `τ = K_p (q_ref ⊖ q) − K_d v`, or `τ_j = m_j (K_p (q_ref ⊖ q)_j − K_d v_j)` with
     /// `m_j = 1 / (M⁻¹)_jj` the joint's apparent inertia when `inertia_scaled`, so that one
     /// pair of gains (1/s², 1/s) suits joints of very different inertias (a humanoid's
@@ -703,6 +704,7 @@ fn key_indent(line: &str, key: &str) -> usize {
 }
 
 /// Applies `path=value` to a YAML value; the value is read as YAML (`1e-3`, `[1, 0, 0]`).
+/// Missing keys along the path are created (`initial_state.joint_offsets.FL_KFE=0.2`).
 fn apply_override(root: &mut serde_yaml::Value, assignment: &str) -> Result<(), ScenarioError> {
     let fail = |message: String| ScenarioError::Override {
         assignment: assignment.to_string(),
@@ -715,6 +717,9 @@ fn apply_override(root: &mut serde_yaml::Value, assignment: &str) -> Result<(), 
         serde_yaml::from_str(value).map_err(|e| fail(format!("value: {e}")))?;
     let mut node = root;
     for step in path_steps(path.trim()) {
+        if node.is_null() && matches!(step, PathStep::Key(_)) {
+            *node = serde_yaml::Value::Mapping(serde_yaml::Mapping::new());
+        }
         node = match step {
             PathStep::Key(key) => match node {
                 serde_yaml::Value::Mapping(map) => map

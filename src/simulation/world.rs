@@ -158,7 +158,11 @@ impl World {
             allowed: Some(allowed_pairs(&objects, &is_sphere)),
             ..Default::default()
         };
-        let (q0, v0) = initial_state(scenario, &model, &body_joints, &objects)?;
+        let Start {
+            q: q0,
+            v: v0,
+            reference,
+        } = initial_state(scenario, &model, &body_joints, &objects)?;
         let actuated: Vec<usize> = model
             .joints
             .iter()
@@ -173,7 +177,7 @@ impl World {
                 kd,
                 inertia_scaled,
             } => Some(PdController {
-                target: q0.clone(),
+                target: reference,
                 kp,
                 kd,
                 inertia_scaled,
@@ -464,21 +468,30 @@ fn allowed_pairs(objects: &[WorldObject], is_sphere: &[bool]) -> HashSet<(usize,
     pairs
 }
 
+/// The initial state and the PD's target.
+struct Start {
+    q: DVector<f64>,
+    v: DVector<f64>,
+    reference: DVector<f64>,
+}
+
 /// Initial `q`, `v`: the robot's reference (or neutral) configuration with the offsets,
-/// lowered onto the ground when asked; each body's pose and twist.
+/// lowered onto the ground when asked; each body's pose and twist. Also returns the
+/// reference configuration itself, the PD's target.
 fn initial_state(
     scenario: &Scenario,
     model: &Model,
     body_joints: &[usize],
     objects: &[WorldObject],
-) -> Result<(DVector<f64>, DVector<f64>), ScenarioError> {
+) -> Result<Start, ScenarioError> {
     let init = &scenario.initial_state;
-    let mut q = match &init.reference {
+    let reference = match &init.reference {
         Some(name) => model
             .reference_configuration(name)
             .map_err(|e| scenario.invalid("initial_state.reference", e.to_string()))?,
         None => model.neutral_configuration(),
     };
+    let mut q = reference.clone();
     let mut v = DVector::zeros(model.nv());
     let robot_base = model.has_free_flyer() && scenario.world.robot.is_some();
     if robot_base {
@@ -518,7 +531,7 @@ fn initial_state(
             q[2] -= z;
         }
     }
-    Ok((q, v))
+    Ok(Start { q, v, reference })
 }
 
 /// Height (m) of the lowest point of the robot's contact spheres at `q`.
