@@ -1,8 +1,9 @@
 //! Solve time per solver, cold and warm, at `eps_abs = 1e-6`:
-//! `solve/<solver>/<problem>/<cold|warm>`. Warm starts use the solution of the previous
-//! step's problem (see `common::problems`). Solvers that fail to build are skipped with a
-//! message; iteration counts and statuses are printed once per case, since criterion
-//! only records time.
+//! `solve/<solver>/<problem>/<cold|warm>`. Every timed solve starts from a reset solver
+//! (no kept ρ or factorization: in a simulation `G` changes every step); "warm" starts
+//! from the solution of the previous step's problem (see `common::problems`). Solvers that
+//! fail to build are skipped with a message; iteration counts and statuses are printed
+//! once per case, since criterion only records time.
 
 mod common;
 
@@ -39,6 +40,7 @@ fn bench_solvers(c: &mut Criterion) {
             }
         };
         for bench in &problems {
+            solver.reset();
             let warm = match solver.solve(&bench.previous, None) {
                 Ok(r) => r.lambda,
                 Err(err) => {
@@ -47,6 +49,7 @@ fn bench_solvers(c: &mut Criterion) {
                 }
             };
             for (mode, start) in [("cold", None), ("warm", Some(&warm))] {
+                solver.reset();
                 match solver.solve(&bench.problem, start) {
                     Ok(r) => eprintln!(
                         "{id}/{}/{mode}: {} after {} iterations",
@@ -58,7 +61,10 @@ fn bench_solvers(c: &mut Criterion) {
                     }
                 }
                 group.bench_function(format!("{id}/{}/{mode}", bench.name), |b| {
-                    b.iter(|| black_box(solver.solve(black_box(&bench.problem), start)))
+                    b.iter(|| {
+                        solver.reset();
+                        black_box(solver.solve(black_box(&bench.problem), start))
+                    })
                 });
             }
         }

@@ -1,11 +1,14 @@
 //! Problems for the solver benchmarks, built once outside the timed closures.
 //!
-//! [`problems`] is the one place that lists them: the robot problems (Solo-12 with 4
-//! contacts, Talos with 8 foot contacts) are added here once the robot layer can build a
-//! `ContactProblem` from a model.
+//! [`problems`] is the one place that lists them. The robot problems come from the shipped
+//! scenarios, simulated with ncp-admm up to a step where the robot stands on its feet.
+
+use std::path::Path;
 
 use contactbench::problem::generators::{cube_on_plane, cube_stack, random_problem};
 use contactbench::problem::{ContactProblem, ProblemError};
+use contactbench::simulation::{runner::simulator, Scenario};
+use contactbench::solvers::SolverSpec;
 use nalgebra::DVector;
 
 /// A benchmark problem and the problem of the "previous time step", whose solution is
@@ -23,9 +26,25 @@ pub struct BenchProblem {
 /// - `random20`: 20 contacts, `G = J M⁻¹ Jᵀ` with `nv = 72` (seed 20);
 /// - `cube`: a 1 kg cube at stiction on 4 corner contacts, pushed by 2 N, dt = 1 ms;
 ///   previous step pushed by 1.9 N;
-/// - `cube-stack`: two 1 kg cubes stacked, 8 contacts, dt = 1 ms.
-pub fn problems() -> Result<Vec<BenchProblem>, ProblemError> {
-    let random = random_problem(20, 20, 72)?;
+/// - `cube-stack`: two 1 kg cubes stacked, 8 contacts, dt = 1 ms;
+/// - `solo12`: Solo-12 standing (`scenarios/solo_standing.yaml`), 4 foot contacts, the
+///   problem of step 200 (previous: step 199);
+/// - `talos`: Talos standing (`scenarios/talos_push.yaml`), 8 sole-corner contacts, the
+///   problem of step 150, before the push (previous: step 149).
+pub fn problems() -> Result<Vec<BenchProblem>, String> {
+    let random = random_problem(20, 20, 72).map_err(|e| e.to_string())?;
+    let mut list = generated(random).map_err(|e| e.to_string())?;
+    list.push(scenario_problem(
+        "solo12",
+        "scenarios/solo_standing.yaml",
+        200,
+    )?);
+    list.push(scenario_problem("talos", "scenarios/talos_push.yaml", 150)?);
+    Ok(list)
+}
+
+/// The generated problems (random and cubes).
+fn generated(random: ContactProblem) -> Result<Vec<BenchProblem>, ProblemError> {
     Ok(vec![
         BenchProblem {
             name: "random20",
@@ -43,6 +62,33 @@ pub fn problems() -> Result<Vec<BenchProblem>, ProblemError> {
             previous: shifted(&cube_stack(1.0, 1.0, 0.1, 0.5, 1e-3)?, 1e-5)?,
         },
     ])
+}
+
+/// The problems of steps `step − 1` and `step` of a scenario simulated with ncp-admm
+/// (`eps_abs = 1e-8`).
+fn scenario_problem(name: &'static str, file: &str, step: usize) -> Result<BenchProblem, String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
+    let scenario = Scenario::load(&path, &[]).map_err(|e| e.to_string())?;
+    let spec: SolverSpec = "ncp-admm:eps_abs=1e-8,max_iter=1000"
+        .parse()
+        .map_err(|e: contactbench::solvers::SolverError| e.to_string())?;
+    let mut sim = simulator(&scenario, &spec).map_err(|e| e.to_string())?;
+    let mut previous = None;
+    for k in 1..=step {
+        sim.step().map_err(|e| format!("{file}, step {k}: {e}"))?;
+        if k == step - 1 {
+            previous = sim.last_solution().map(|(p, _, _)| p.clone());
+        }
+    }
+    let problem = sim.last_solution().map(|(p, _, _)| p.clone());
+    match (problem, previous) {
+        (Some(problem), Some(previous)) => Ok(BenchProblem {
+            name,
+            problem,
+            previous,
+        }),
+        _ => Err(format!("{file}: no contact at step {step}")),
+    }
 }
 
 /// The same problem with its free velocity shifted by `delta` on every normal row.
