@@ -54,7 +54,8 @@ fn write_ascii(path: &Path, tris: &[Triangle]) {
 
 #[test]
 fn binary_and_ascii_stl_give_the_same_hull() {
-    let dir = std::env::temp_dir().join(format!("contactbench-coll-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("contactbench-coll-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let binary = dir.join("cube.stl");
     let ascii = dir.join("cube_ascii.STL");

@@ -24,7 +24,8 @@ fn contactbench(args: &[&str]) -> (bool, String, String) {
 fn model_json_matches_the_golden_file() {
     let gold = golden("pinocchio_solo12.json");
     let case = &gold["cases"][2];
-    let dir = std::env::temp_dir().join(format!("contactbench-model-cli-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("contactbench-model-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let mut paths = Vec::new();
     for key in ["q", "v", "tau"] {

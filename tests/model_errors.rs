@@ -9,8 +9,8 @@ use nalgebra::DVector;
 
 /// Writes `text` to a fresh file in a per-process temporary directory.
 fn write(name: &str, text: &str) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("contactbench-model-errors-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("contactbench-model-errors-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(name);
     std::fs::write(&path, text).unwrap();

@@ -211,7 +211,8 @@ fn bad_json_gives_its_line_and_column() {
 
 #[test]
 fn invalid_problem_in_a_file_names_file_and_field() {
-    let dir = std::env::temp_dir().join(format!("contactbench-validation-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("contactbench-validation-{}", std::process::id()));
     let _ = std::fs::create_dir_all(&dir);
     let path = dir.join("ragged.json");
     let written = std::fs::write(
@@ -257,7 +258,8 @@ fn problem_file_round_trip() {
     let spec = file.solver.clone().map(SolverSpec::from_map);
     assert!(matches!(&spec, Some(Ok(s)) if s.id == SolverId::Raisim && s.settings.eps_abs == 1e-9));
 
-    let dir = std::env::temp_dir().join(format!("contactbench-roundtrip-{}", std::process::id()));
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("contactbench-roundtrip-{}", std::process::id()));
     let _ = std::fs::create_dir_all(&dir);
     let path = dir.join("copy.json");
     let compliant = match ContactProblem::new(

@@ -219,7 +219,7 @@ fn batch_results_do_not_depend_on_the_thread_count() {
     let runner: &batch::Runner = &|s, spec| simulate(s, spec).map_err(|e| e.to_string());
     let finals = |threads: usize| {
         let jobs = batch::jobs(scenarios(), None);
-        let out = std::env::temp_dir().join(format!(
+        let out = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
             "contactbench-threads-{threads}-{}",
             std::process::id()
         ));
