@@ -12,14 +12,15 @@ use contactbench::collision::benchmark::{
     variant_settings, PlacedPair,
 };
 use contactbench::collision::{ConvexHull, GjkVariant, Shape};
+use contactbench::model::robots;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 /// Arguments of `contactbench collision-bench`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Directory searched recursively for `.stl` meshes (default: `robots/cache` under the
-    /// crate root, filled by `contactbench robots fetch`).
+    /// Directory searched recursively for `.stl` meshes (default: the robots of the
+    /// manifest, fetched on first use).
     #[arg(long)]
     mesh_dir: Option<PathBuf>,
     /// Random pairs per dataset.
@@ -48,18 +49,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut rng = ChaCha8Rng::seed_from_u64(args.seed);
     let ellipsoids = ellipsoid_pairs(&mut rng, args.pairs)?;
     print_table("ellipsoids (semi-axes 0.05-0.2 m)", &ellipsoids, &args);
-    let dir = args
-        .mesh_dir
-        .clone()
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("robots/cache"));
-    if !dir.is_dir() {
-        eprintln!(
-            "mesh directory {} is missing: run `contactbench robots fetch` or pass \
-             --mesh-dir; mesh table skipped",
-            dir.display()
-        );
-        return Ok(ExitCode::SUCCESS);
-    }
+    let dir = match &args.mesh_dir {
+        Some(dir) => dir.clone(),
+        None => robots::manifest()?.fetch(true)?,
+    };
+    anyhow::ensure!(dir.is_dir(), "mesh directory {} is missing", dir.display());
     let hulls = load_hulls(&dir)?;
     if hulls.len() < 2 {
         anyhow::bail!("fewer than two usable .stl meshes under {}", dir.display());
