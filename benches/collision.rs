@@ -9,46 +9,23 @@
 use std::hint::black_box;
 use std::sync::Arc;
 
+#[path = "../tests/parry_oracle/mod.rs"]
+mod parry_oracle;
+
 use contactbench::collision::benchmark::{
     place_at_distance, random_direction, random_rotation, run_gjk, variant_settings, PlacedPair,
 };
 use contactbench::collision::simplex::Simplex;
 use contactbench::collision::{signed_distance, ContactSettings, ConvexHull, GjkVariant, Shape};
 use criterion::{criterion_group, criterion_main, Criterion};
-use nalgebra::{Isometry3, Vector3};
-use parry3d_f64::math::{Pose, Rotation, Vector};
+use parry3d_f64::math::Pose;
 use parry3d_f64::query::details::contact_support_map_support_map;
 use parry3d_f64::shape::ConvexPolyhedron;
+use parry_oracle::{parry_polyhedron, random_hull, to_parry_pose};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 const PAIRS: usize = 128;
-
-fn random_hull(rng: &mut ChaCha8Rng, vertices: usize) -> Arc<ConvexHull> {
-    let radii = Vector3::from_fn(|_, _| rng.random_range(0.05..0.2));
-    let cloud: Vec<Vector3<f64>> = (0..vertices)
-        .map(|_| random_direction(rng).component_mul(&radii))
-        .collect();
-    Arc::new(ConvexHull::from_points(&cloud, "bench cloud").expect("finite cloud"))
-}
-
-fn to_parry(hull: &ConvexHull) -> ConvexPolyhedron {
-    let pts: Vec<Vector> = hull
-        .vertices()
-        .iter()
-        .map(|v| Vector::new(v.x, v.y, v.z))
-        .collect();
-    ConvexPolyhedron::from_convex_hull(&pts).expect("solid hull")
-}
-
-fn parry_pose(p: &Isometry3<f64>) -> Pose {
-    let t = p.translation.vector;
-    let q = p.rotation.coords;
-    Pose::from_parts(
-        Vector::new(t.x, t.y, t.z),
-        Rotation::from_xyzw(q.x, q.y, q.z, q.w),
-    )
-}
 
 struct BenchPair {
     pair: PlacedPair,
@@ -60,7 +37,10 @@ struct BenchPair {
 fn pairs(vertices: usize, seed: u64) -> Vec<BenchPair> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let hulls: Vec<Arc<ConvexHull>> = (0..4).map(|_| random_hull(&mut rng, vertices)).collect();
-    let polys: Vec<Arc<ConvexPolyhedron>> = hulls.iter().map(|h| Arc::new(to_parry(h))).collect();
+    let polys: Vec<Arc<ConvexPolyhedron>> = hulls
+        .iter()
+        .map(|h| Arc::new(parry_polyhedron(h)))
+        .collect();
     (0..PAIRS)
         .map(|_| {
             let i = rng.random_range(0..hulls.len());
@@ -71,7 +51,7 @@ fn pairs(vertices: usize, seed: u64) -> Vec<BenchPair> {
             let (ra, rb) = (random_rotation(&mut rng), random_rotation(&mut rng));
             let dir = random_direction(&mut rng);
             let pair = place_at_distance(&a, &b, ra, rb, &dir, target).expect("valid pair");
-            let pos12 = parry_pose(&pair.pose_a.inv_mul(&pair.pose_b));
+            let pos12 = to_parry_pose(&pair.pose_a.inv_mul(&pair.pose_b));
             BenchPair {
                 pair,
                 parry_a: polys[i].clone(),

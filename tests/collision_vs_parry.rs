@@ -3,16 +3,17 @@
 //! distance and normal within tolerance. parry runs on the same geometry: the ellipsoid
 //! through parry's own `SupportMap` trait, the hulls through `ConvexPolyhedron`.
 
-use std::sync::Arc;
+mod parry_oracle;
 
 use contactbench::collision::benchmark::{
     place_at_distance, random_direction, random_ellipsoid, random_rotation,
 };
-use contactbench::collision::{signed_distance, ContactSettings, ConvexHull, Core, Shape};
+use contactbench::collision::{signed_distance, ContactSettings, Core, Shape};
 use nalgebra::{Isometry3, UnitQuaternion, Vector3};
-use parry3d_f64::math::{Pose, Rotation, Vector};
+use parry3d_f64::math::{Pose, Vector};
 use parry3d_f64::query::details::contact_support_map_support_map;
-use parry3d_f64::shape::{ConvexPolyhedron, SupportMap};
+use parry3d_f64::shape::SupportMap;
+use parry_oracle::{parry_polyhedron, random_hull, to_parry_pose};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -31,15 +32,6 @@ impl SupportMap for ParryEllipsoid {
     }
 }
 
-fn to_parry_pose(p: &Isometry3<f64>) -> Pose {
-    let t = p.translation.vector;
-    let q = p.rotation.coords;
-    Pose::from_parts(
-        Vector::new(t.x, t.y, t.z),
-        Rotation::from_xyzw(q.x, q.y, q.z, q.w),
-    )
-}
-
 /// parry's signed distance and world normal for the pair (A at `pa`, B at `pb`).
 fn parry_contact(
     a: &dyn SupportMap,
@@ -51,23 +43,6 @@ fn parry_contact(
     let c = contact_support_map_support_map(&pos12, a, b, 10.0)?;
     let n = Vector3::new(c.normal1.x, c.normal1.y, c.normal1.z);
     Some((c.dist, pa.rotation * n))
-}
-
-fn random_hull(rng: &mut ChaCha8Rng, points: usize) -> Arc<ConvexHull> {
-    let radii = Vector3::from_fn(|_, _| rng.random_range(0.05..0.2));
-    let cloud: Vec<Vector3<f64>> = (0..points)
-        .map(|_| random_direction(rng).component_mul(&radii))
-        .collect();
-    Arc::new(ConvexHull::from_points(&cloud, "random cloud").expect("finite cloud"))
-}
-
-fn parry_polyhedron(hull: &ConvexHull) -> ConvexPolyhedron {
-    let pts: Vec<Vector> = hull
-        .vertices()
-        .iter()
-        .map(|v| Vector::new(v.x, v.y, v.z))
-        .collect();
-    ConvexPolyhedron::from_convex_hull(&pts).expect("solid hull")
 }
 
 /// Lower bound of the distance certified by the plane of normal `n` (GJK++ Alg. 2):
