@@ -173,7 +173,7 @@ fn max_internal_forces_before(r: &RunRecord, t: f64) -> f64 {
     r.steps
         .iter()
         .filter(|s| s.time < t)
-        .map(|s| s.metrics.internal_forces)
+        .filter_map(|s| s.metrics.internal_forces)
         .fold(0.0, f64::max)
 }
 

@@ -59,7 +59,7 @@ pub struct ContactMetrics {
 
 /// Every metric of design.md §5 for one answer `λ` to a problem: aggregated (worst contact)
 /// and per contact. Serialized under the names of design.md §5.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ProblemMetrics {
     /// `max_i ε_p`.
     pub primal_feasibility: f64,
@@ -85,6 +85,43 @@ pub struct ProblemMetrics {
     pub internal_forces: Option<f64>,
     /// Per-contact values.
     pub contacts: Vec<ContactMetrics>,
+}
+
+impl ProblemMetrics {
+    /// Names of the aggregated metrics as one-number columns (per-step CSV), in the order
+    /// of [`ProblemMetrics::column_values`].
+    pub const COLUMNS: [&'static str; 11] = [
+        "primal_feasibility",
+        "dual_feasibility",
+        "complementarity",
+        "ncp_criterion",
+        "ccp_residual",
+        "lcp_residual",
+        "raisim_residual",
+        "signorini_violation",
+        "penetration_velocity",
+        "mdp_violation",
+        "internal_forces",
+    ];
+
+    /// The aggregated metrics as numbers, in the order of [`ProblemMetrics::COLUMNS`]:
+    /// the Signorini violation split into its two parts, `internal_forces` NaN when the
+    /// problem has no `J`.
+    pub fn column_values(&self) -> [f64; 11] {
+        [
+            self.primal_feasibility,
+            self.dual_feasibility,
+            self.complementarity,
+            self.ncp_criterion,
+            self.ccp_residual,
+            self.lcp_residual,
+            self.raisim_residual,
+            self.signorini_violation.complementarity,
+            self.signorini_violation.penetration_velocity,
+            self.mdp_violation,
+            self.internal_forces.unwrap_or(f64::NAN),
+        ]
+    }
 }
 
 /// All metrics of `λ` for `problem`, with `c = (G + R) λ + g` and the default sliding

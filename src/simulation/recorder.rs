@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::metrics::energy::MechanicalEnergy;
+use crate::metrics::ProblemMetrics;
 
 /// Why a record could not be written or read.
 #[derive(Debug, Error)]
@@ -52,66 +53,6 @@ pub enum RecordError {
         /// The text.
         value: String,
     },
-}
-
-/// The contact metrics of one step (design.md §5 names), computed on the solver's `λ`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-pub struct StepMetrics {
-    /// `max_i dist_{K_μ}(λ_i)`.
-    pub primal_feasibility: f64,
-    /// `max_i dist_{K*_μ}(ĉ_i)`.
-    pub dual_feasibility: f64,
-    /// `max_i |⟨λ_i, ĉ_i⟩|`.
-    pub complementarity: f64,
-    /// NCP criterion, the maximum of the three above.
-    pub ncp_criterion: f64,
-    /// CCP residual.
-    pub ccp_residual: f64,
-    /// LCP residual (pyramid).
-    pub lcp_residual: f64,
-    /// RaiSim's residual.
-    pub raisim_residual: f64,
-    /// `max_i |λ_N c_N|` (Signorini complementarity).
-    pub signorini_violation: f64,
-    /// `max_i max(0, −c_N)` (m/s), normal velocity into the obstacle.
-    pub penetration_velocity: f64,
-    /// Maximum-dissipation violation of the sliding contacts.
-    pub mdp_violation: f64,
-    /// Norm of the part of `λ` in `null(Jᵀ)`.
-    pub internal_forces: f64,
-}
-
-impl StepMetrics {
-    /// Column names, in CSV order.
-    pub const NAMES: [&'static str; 11] = [
-        "primal_feasibility",
-        "dual_feasibility",
-        "complementarity",
-        "ncp_criterion",
-        "ccp_residual",
-        "lcp_residual",
-        "raisim_residual",
-        "signorini_violation",
-        "penetration_velocity",
-        "mdp_violation",
-        "internal_forces",
-    ];
-
-    fn values(&self) -> [f64; 11] {
-        [
-            self.primal_feasibility,
-            self.dual_feasibility,
-            self.complementarity,
-            self.ncp_criterion,
-            self.ccp_residual,
-            self.lcp_residual,
-            self.raisim_residual,
-            self.signorini_violation,
-            self.penetration_velocity,
-            self.mdp_violation,
-            self.internal_forces,
-        ]
-    }
 }
 
 /// Wall time (s) of each stage of a step, in pipeline order.
@@ -166,8 +107,8 @@ pub struct StepRecord {
     pub base_position: [f64; 3],
     /// Contacts of the step, with their forces.
     pub contacts: Vec<ContactRecord>,
-    /// Contact metrics.
-    pub metrics: StepMetrics,
+    /// Contact metrics of the step's answer (default, all zero, without contacts).
+    pub metrics: ProblemMetrics,
     /// Mechanical energy after the step.
     pub energy: MechanicalEnergy,
     /// Solver iterations.
@@ -301,8 +242,10 @@ impl RunRecord {
             initial_energy: self.steps.first().map_or(0.0, |s| s.energy.total()),
             final_energy: last.map_or(0.0, |s| s.energy.total()),
             max_ncp_criterion: max_of(|s| s.metrics.ncp_criterion),
-            max_signorini_violation: max_of(|s| s.metrics.signorini_violation),
-            max_penetration_velocity: max_of(|s| s.metrics.penetration_velocity),
+            max_signorini_violation: max_of(|s| s.metrics.signorini_violation.complementarity),
+            max_penetration_velocity: max_of(|s| {
+                s.metrics.signorini_violation.penetration_velocity
+            }),
             unconverged_steps: self.steps.iter().filter(|s| !s.converged).count(),
             iterations: SeriesStats::of(solved().map(|s| s.iterations as f64)),
             solve_time: SeriesStats::of(solved().map(|s| s.timings.solve)),
@@ -335,7 +278,7 @@ impl RunRecord {
         header.extend(self.q_names.iter().map(|n| format!("q_{n}")));
         header.extend(self.v_names.iter().map(|n| format!("v_{n}")));
         header.push("num_contacts".into());
-        header.extend(StepMetrics::NAMES.iter().map(|s| s.to_string()));
+        header.extend(ProblemMetrics::COLUMNS.iter().map(|s| s.to_string()));
         header.extend(
             [
                 "kinetic_energy",
@@ -371,7 +314,7 @@ impl RunRecord {
             row.extend(s.q.iter().map(f64::to_string));
             row.extend(s.v.iter().map(f64::to_string));
             row.push(s.contacts.len().to_string());
-            row.extend(s.metrics.values().iter().map(f64::to_string));
+            row.extend(s.metrics.column_values().iter().map(f64::to_string));
             let analytical = self
                 .analytical_energy
                 .as_ref()

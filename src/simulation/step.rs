@@ -18,12 +18,13 @@ use nalgebra::{DMatrix, DVector, Vector3};
 use thiserror::Error;
 
 use super::params::StepParameters;
-use super::recorder::{ContactRecord, StageTimings, StepMetrics, StepRecord};
+use super::recorder::{ContactRecord, StageTimings, StepRecord};
 use super::world::World;
 use crate::collision::{detect_contacts, CollisionError, ContactSettings};
 use crate::dynamics::{self, Data, DynamicsError, MassCholesky};
 use crate::metrics::compute_metrics;
 use crate::metrics::energy::MechanicalEnergy;
+use crate::metrics::ProblemMetrics;
 use crate::problem::build::{assemble, free_velocity, AssembledProblem, ContactState};
 use crate::problem::{contact_vector, set_contact_vector, ContactProblem, ProblemError};
 use crate::solvers::{ContactSolver, SolverError};
@@ -146,7 +147,7 @@ impl Simulator {
             v: self.v.clone(),
             base_position: self.world.base_position(&self.q),
             contacts: Vec::new(),
-            metrics: StepMetrics::default(),
+            metrics: ProblemMetrics::default(),
             energy,
             iterations: 0,
             status: "initial state".into(),
@@ -209,7 +210,7 @@ impl Simulator {
         }
         let (records, metrics) = match &assembled {
             Some(a) => contact_records(&self.world, &contacts, &a.problem, &lambda),
-            None => (Vec::new(), StepMetrics::default()),
+            None => (Vec::new(), ProblemMetrics::default()),
         };
         self.previous = contacts
             .iter()
@@ -367,7 +368,7 @@ fn contact_records(
     contacts: &[StepContact],
     problem: &ContactProblem,
     lambda: &DVector<f64>,
-) -> (Vec<ContactRecord>, StepMetrics) {
+) -> (Vec<ContactRecord>, ProblemMetrics) {
     let m = compute_metrics(problem, lambda);
     let c = problem.velocity(lambda);
     let records = contacts
@@ -384,18 +385,5 @@ fn contact_records(
             velocity: contact_vector(&c, i).into(),
         })
         .collect();
-    let metrics = StepMetrics {
-        primal_feasibility: m.primal_feasibility,
-        dual_feasibility: m.dual_feasibility,
-        complementarity: m.complementarity,
-        ncp_criterion: m.ncp_criterion,
-        ccp_residual: m.ccp_residual,
-        lcp_residual: m.lcp_residual,
-        raisim_residual: m.raisim_residual,
-        signorini_violation: m.signorini_violation.complementarity,
-        penetration_velocity: m.signorini_violation.penetration_velocity,
-        mdp_violation: m.mdp_violation,
-        internal_forces: m.internal_forces.unwrap_or(f64::NAN),
-    };
-    (records, metrics)
+    (records, m)
 }
