@@ -4,8 +4,9 @@
 use std::path::Path;
 
 use contactbench::metrics::energy::{sliding_kinetic_energy, sliding_stop_distance};
+use contactbench::simulation::output::Replace;
 use contactbench::simulation::recorder::RunRecord;
-use contactbench::simulation::runner::simulate;
+use contactbench::simulation::runner::{simulate, simulate_into};
 use contactbench::simulation::Scenario;
 use contactbench::solvers::SolverSpec;
 
@@ -216,7 +217,8 @@ fn batch_results_do_not_depend_on_the_thread_count() {
             })
             .collect::<Vec<_>>()
     };
-    let runner: &batch::Runner = &|s, spec| simulate(s, spec).map_err(|e| e.to_string());
+    let runner: &batch::Runner =
+        &|s, spec, recorder| simulate_into(s, spec, recorder).map_err(|e| e.to_string());
     let finals = |threads: usize| {
         let jobs = batch::jobs(scenarios(), None);
         let out = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
@@ -228,7 +230,7 @@ fn batch_results_do_not_depend_on_the_thread_count() {
             .build()
             .unwrap_or_else(|e| panic!("{e}"));
         let manifest = pool
-            .install(|| batch::run_batch(&jobs, &out, runner, false))
+            .install(|| batch::run_batch(&jobs, &out, runner, false, Replace::Never))
             .unwrap_or_else(|e| panic!("{e}"));
         let _ = std::fs::remove_dir_all(&out);
         manifest

@@ -16,6 +16,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+pub use common::exit_code;
+
 /// Benchmark contact models and solvers on real robots.
 #[derive(Debug, Parser)]
 #[command(name = "contactbench", version, about)]

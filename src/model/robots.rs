@@ -73,7 +73,7 @@ pub struct RobotEntry {
 
 /// The manifest committed in `robots/manifest.yaml`.
 pub fn manifest() -> Result<Manifest, ModelError> {
-    serde_yaml::from_str(MANIFEST)
+    serde_saphyr::from_str(MANIFEST)
         .map_err(|e| ModelError::Fetch(format!("robots/manifest.yaml is invalid: {e}")))
 }
 
