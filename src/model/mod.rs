@@ -91,12 +91,12 @@ pub enum ModelError {
         /// What is wrong.
         message: String,
     },
-    /// A joint's axis or a geometry's size is not usable.
-    #[error("{file}: '{element}': {message}")]
+    /// A joint's axis, a link's inertial fields or a geometry's size is not usable.
+    #[error("{file}: {element}: {message}")]
     InvalidElement {
         /// The file.
         file: PathBuf,
-        /// The element (joint, link, geometry).
+        /// The element, with its kind (`joint 'knee'`, `link 'thigh'`, `body 'cube'`).
         element: String,
         /// What is wrong.
         message: String,

@@ -339,8 +339,21 @@ impl UrdfBuilder<'_> {
         match roots.as_slice() {
             [root] => Ok((children, *root)),
             [] => {
-                Err(self
-                    .not_a_tree("every link has a parent joint (a loop), no root link".to_string()))
+                let names: Vec<String> = links
+                    .iter()
+                    .take(10)
+                    .map(|l| format!("'{}'", l.name))
+                    .collect();
+                let more = links.len().saturating_sub(10);
+                Err(self.not_a_tree(format!(
+                    "every link has a parent joint (a loop), no root link: links {}{}",
+                    names.join(", "),
+                    if more > 0 {
+                        format!(" and {more} more")
+                    } else {
+                        String::new()
+                    }
+                )))
             }
             many => Err(self.not_a_tree(format!(
                 "several root links: {}",
@@ -368,7 +381,7 @@ impl UrdfBuilder<'_> {
             if !a.iter().all(|x| x.is_finite()) || a.norm() < 1e-12 {
                 return Err(ModelError::InvalidElement {
                     file: self.file.to_path_buf(),
-                    element: joint.name.clone(),
+                    element: format!("joint '{}'", joint.name),
                     message: format!("joint axis {a:?} is zero or not finite"),
                 });
             }
