@@ -822,11 +822,15 @@ fn path_steps(path: &str) -> Vec<PathStep<'_>> {
                 Err(_) => steps.push(PathStep::Key(key)),
             }
         }
-        while let Some(end) = rest.find(']') {
-            if let Ok(i) = rest[1..end].parse() {
+        while let Some(open) = rest.find('[') {
+            let after = &rest[open + 1..];
+            let Some(close) = after.find(']') else {
+                break;
+            };
+            if let Ok(i) = after[..close].parse() {
                 steps.push(PathStep::Index(i));
             }
-            rest = &rest[end + 1..];
+            rest = &after[close + 1..];
         }
     }
     steps
@@ -948,6 +952,11 @@ mod tests {
             path_steps("a.2"),
             vec![PathStep::Key("a"), PathStep::Index(2)]
         );
+        // Found by tests/fuzz_inputs.rs: a key made of brackets (`]]]`, `a[`, `[]`).
+        for odd in ["]]]", "a[", "[]", "a[1", "]a[2]", "[[[0]"] {
+            let _ = path_steps(odd);
+        }
+        assert_eq!(path_steps("]a[2]"), vec![PathStep::Key("]a"), PathStep::Index(2)]);
     }
 
     #[test]
