@@ -17,7 +17,7 @@ use contactbench::model::{Model, RootJoint};
 use contactbench::problem::io::read_problem;
 use contactbench::simulation::Scenario;
 use nalgebra::Vector3;
-use rand::{Rng, RngExt, SeedableRng};
+use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 /// Cases per format when `CONTACTBENCH_FUZZ_CASES` is not set.

@@ -253,6 +253,22 @@ fn item1_earlier_results_are_replaced_only_with_force_and_only_if_ours() {
     no_leftovers(&dir.join("results"));
 }
 
+#[test]
+fn item1_staging_left_by_a_killed_process_is_removed_by_the_next_writer() {
+    let dir = temp("stale");
+    // What SIGKILL leaves: a staging directory and a lock file nobody holds.
+    std::fs::create_dir_all(dir.join(".out.staging-dead/cube_slide")).expect("dirs");
+    std::fs::write(dir.join(".out.lock"), "").expect("lock");
+    let scenario = short_cube(&dir, "s.yaml", "name: cube_slide", "name: cube_slide");
+    let o = run_in(
+        &dir,
+        &["run", scenario.to_str().expect("utf8"), "--out", "out"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(dir.join("out").join(MARKER).is_file());
+    no_leftovers(&dir);
+}
+
 #[cfg(unix)]
 #[test]
 fn item1_sigterm_and_sigint_leave_no_staging_directory() {
@@ -501,6 +517,20 @@ fn item4_deeply_nested_yaml_is_refused_by_the_parser_budget() {
             assert!(err.to_string().starts_with("deep.yaml:"), "{err}");
         }
     }
+}
+
+#[test]
+fn item4_oversized_input_files_are_refused_before_parsing() {
+    let dir = temp("size");
+    let scenario = dir.join("big.yaml");
+    let mut text = std::fs::read_to_string(scenario_file("cube_slide.yaml")).expect("shipped");
+    text.push_str(&format!("# {}\n", "x".repeat(5 << 20)));
+    std::fs::write(&scenario, text).expect("write");
+    let err = Scenario::load(&scenario, &[]).expect_err("refused");
+    assert!(
+        err.to_string().contains("larger than 4194304 bytes"),
+        "{err}"
+    );
 }
 
 /// Peak resident memory (kB) of a command, read from /proc while it runs.

@@ -20,7 +20,15 @@ pub use common::exit_code;
 
 /// Benchmark contact models and solvers on real robots.
 #[derive(Debug, Parser)]
-#[command(name = "contactbench", version, about)]
+#[command(
+    name = "contactbench",
+    version,
+    about,
+    after_help = "Exit codes: 0 success; 1 a run failed, a sweep cell has no number or the \
+                  baseline gate found a regression; 2 usage or input error (bad flag, \
+                  scenario, solver, parameter, model or problem file, an output that exists); \
+                  130 interrupted."
+)]
 pub struct Cli {
     #[command(subcommand)]
     command: Command,

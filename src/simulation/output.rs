@@ -407,7 +407,7 @@ fn check_ours(dir: &Path, marker: &OutputMarker) -> Result<(), RecordError> {
     let mut files = Vec::new();
     list_files(dir, dir, &mut files, 0)?;
     for (rel, path) in files {
-        if rel == MARKER || marker.files.binary_search(&rel).is_ok() {
+        if rel == MARKER || marker.files.binary_search(&rel).is_ok() || is_nested_work_file(&rel) {
             continue;
         }
         // A file of a nested output directory (with its own marker) is checked by it.
@@ -467,6 +467,29 @@ fn list_files(
     Ok(())
 }
 
+/// Removes `.<name>.staging-*` directories beside the target: only the holder of the
+/// target's lock creates them, so when we hold it they were left by a process that was
+/// killed without a chance to clean up (SIGKILL, power loss).
+fn remove_stale_staging(parent: &Path, name: &str) {
+    let prefix = format!(".{name}.staging-");
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
+    for entry in entries.filter_map(Result::ok) {
+        let file_name = entry.file_name().to_string_lossy().into_owned();
+        if file_name.starts_with(&prefix) && entry.file_type().is_ok_and(|t| t.is_dir()) {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+/// Whether a top-level entry of an output directory is the lock file or a staging
+/// directory of a nested output (a report being written, or left by a killed process).
+fn is_nested_work_file(rel: &str) -> bool {
+    let first = rel.split('/').next().unwrap_or(rel);
+    first.starts_with('.') && (first.ends_with(".lock") || first.contains(".staging-"))
+}
+
 /// A staging directory beside the target, renamed onto it by [`Staging::publish`] and
 /// removed if dropped before (error, panic, interruption). Holds the target's lock.
 #[derive(Debug)]
@@ -505,6 +528,7 @@ impl Staging {
         };
         std::fs::create_dir_all(&parent).map_err(|e| io_error(&parent, e))?;
         let lock = DirLock::acquire(target, parent.join(format!(".{name}.lock")))?;
+        remove_stale_staging(&parent, &name);
         target_state(target, replace)?;
         let run_id = new_run_id();
         let temp = parent.join(format!(".{name}.staging-{run_id}"));

@@ -956,7 +956,10 @@ mod tests {
         for odd in ["]]]", "a[", "[]", "a[1", "]a[2]", "[[[0]"] {
             let _ = path_steps(odd);
         }
-        assert_eq!(path_steps("]a[2]"), vec![PathStep::Key("]a"), PathStep::Index(2)]);
+        assert_eq!(
+            path_steps("]a[2]"),
+            vec![PathStep::Key("]a"), PathStep::Index(2)]
+        );
     }
 
     #[test]
