@@ -11,6 +11,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use contactbench::model::{ModelError, TextError};
+use contactbench::problem::io::ProblemFileError;
 use contactbench::problem::ProblemError;
 use contactbench::simulation::batch::{self, Job, Runner};
 use contactbench::simulation::output::{self, OutputError, Replace};
@@ -47,6 +48,7 @@ pub fn exit_code(err: &anyhow::Error) -> ExitCode {
             || e.is::<ScenarioError>()
             || e.is::<SolverError>()
             || e.is::<ProblemError>()
+            || e.is::<ProblemFileError>()
             || e.is::<TextError>()
             || matches!(e.downcast_ref::<ModelError>(), Some(m) if !matches!(m, ModelError::Fetch(_)))
             || matches!(

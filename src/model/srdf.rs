@@ -23,7 +23,7 @@ impl Model {
                 error,
             }
         })?;
-        let elements = xml::elements(&text, file).map_err(err)?;
+        let elements = xml::elements(&text).map_err(err)?;
         let mut current: Option<(String, DVector<f64>)> = None;
         for e in &elements {
             if e.depth <= 1 {

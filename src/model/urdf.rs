@@ -59,7 +59,7 @@ impl Model {
 /// Checks what urdf-rs does not report clearly: malformed or truncated XML, and joint types
 /// that the model does not support (named with their joint).
 fn check_xml(text: &str, file: &Path) -> Result<(), ModelError> {
-    let elements = xml::elements(text, file).map_err(|message| ModelError::MalformedUrdf {
+    let elements = xml::elements(text).map_err(|message| ModelError::MalformedUrdf {
         file: file.to_path_buf(),
         message,
     })?;

@@ -1,8 +1,6 @@
 //! A flat view of an XML document's elements (name, depth, attributes), used for the SRDF and
 //! for checks that the URDF parser does not make.
 
-use std::path::Path;
-
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
 
@@ -42,7 +40,7 @@ pub(crate) fn line_of(text: &str, offset: usize) -> usize {
 /// Every element of the document in document order (iteratively, no recursion); an error
 /// message (with the line and byte position) when the XML is malformed, truncated or
 /// nested deeper than [`MAX_DEPTH`].
-pub(crate) fn elements(text: &str, file: &Path) -> Result<Vec<Element>, String> {
+pub(crate) fn elements(text: &str) -> Result<Vec<Element>, String> {
     let mut reader = Reader::from_str(text);
     let mut out = Vec::new();
     let mut depth = 0usize;
@@ -50,19 +48,14 @@ pub(crate) fn elements(text: &str, file: &Path) -> Result<Vec<Element>, String> 
         let start = reader.buffer_position() as usize;
         let event = reader.read_event().map_err(|e| {
             let at = reader.error_position() as usize;
-            format!(
-                "{}: XML error at line {} (byte {at}): {e}",
-                file.display(),
-                line_of(text, at)
-            )
+            format!("XML error at line {} (byte {at}): {e}", line_of(text, at))
         })?;
         let line = || line_of(text, start + leading_space(&text[start.min(text.len())..]));
         match event {
             Event::Start(e) => {
                 if depth >= MAX_DEPTH {
                     return Err(format!(
-                        "{}: line {}: elements nested deeper than {MAX_DEPTH} levels",
-                        file.display(),
+                        "line {}: elements nested deeper than {MAX_DEPTH} levels",
                         line()
                     ));
                 }
@@ -76,13 +69,10 @@ pub(crate) fn elements(text: &str, file: &Path) -> Result<Vec<Element>, String> 
         }
     }
     if depth != 0 {
-        return Err(format!(
-            "{}: truncated XML ({depth} element(s) not closed)",
-            file.display()
-        ));
+        return Err(format!("truncated XML ({depth} element(s) not closed)"));
     }
     if out.is_empty() {
-        return Err(format!("{}: no XML element", file.display()));
+        return Err("no XML element".to_string());
     }
     Ok(out)
 }
