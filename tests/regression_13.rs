@@ -680,6 +680,8 @@ fn item5_urdf_errors_name_the_link() {
         ("massless.urdf", format!("{}{}{}", link("base", good), "<link name=\"shin\"/>", joint("base", "shin")), "joint 'j_shin' moves no mass"),
         ("zero_mass.urdf", format!("{}{}{}", link("base", good), link("shin", "<mass value=\"0\"/><inertia ixx=\"1\" ixy=\"0\" ixz=\"0\" iyy=\"1\" iyz=\"0\" izz=\"1\"/>"), joint("base", "shin")), "link 'shin': invalid inertia: mass 0"),
         ("loop.urdf", format!("{}{}{}{}", link("a", good), link("b", good), joint("a", "b"), joint("b", "a")), "no root link: links 'a', 'b'"),
+        ("origin.urdf", format!("{}\n<link name=\"foot\"><collision><origin xyz=\"0 0\"/><geometry><sphere radius=\"0.1\"/></geometry></collision></link>{}", link("base", good), joint("base", "foot")), "link 'foot': line 2: <origin xyz=\"0 0\">: expected 3 finite number(s)"),
+        ("limit.urdf", format!("{}{}<joint name=\"knee\" type=\"revolute\"><parent link=\"base\"/><child link=\"shin\"/><limit lower=\"-1\" upper=\"1\"/></joint>", link("base", good), link("shin", good)), "joint 'knee': line 1: <limit> without its velocity attribute"),
     ];
     for (name, body, expected) in cases {
         let path = dir.join(name);

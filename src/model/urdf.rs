@@ -177,8 +177,65 @@ fn check_links(elements: &[xml::Element], file: &Path) -> Result<(), ModelError>
             }
             _ => {}
         }
+        if matches!(e.name.as_str(), "link" | "joint") {
+            let owner = format!("{} '{name}'", e.name);
+            for d in elements[k + 1..].iter().take_while(|d| d.depth > 1) {
+                check_attributes(d).map_err(|m| invalid(owner.clone(), d.line, m))?;
+            }
+        }
     }
     Ok(())
+}
+
+/// The attributes urdf-rs reads as numbers (or requires) on the elements inside a link or
+/// a joint: `<origin xyz rpy>`, `<axis xyz>`, the geometries, `<limit>`.
+fn check_attributes(e: &xml::Element) -> Result<(), String> {
+    let numbers = |key: &str, count: usize, required: bool| -> Result<(), String> {
+        let Some(text) = e.attribute(key) else {
+            return if required {
+                Err(format!("<{}> without its {key} attribute", e.name))
+            } else {
+                Ok(())
+            };
+        };
+        let values: Vec<Option<f64>> = text
+            .split_whitespace()
+            .map(|v| v.parse::<f64>().ok().filter(|x| x.is_finite()))
+            .collect();
+        if values.len() != count || values.iter().any(Option::is_none) {
+            return Err(format!(
+                "<{} {key}=\"{text}\">: expected {count} finite number(s)",
+                e.name
+            ));
+        }
+        Ok(())
+    };
+    match e.name.as_str() {
+        "origin" => {
+            numbers("xyz", 3, false)?;
+            numbers("rpy", 3, false)
+        }
+        "axis" => numbers("xyz", 3, true),
+        "box" => numbers("size", 3, true),
+        "sphere" => numbers("radius", 1, true),
+        "cylinder" | "capsule" => {
+            numbers("radius", 1, true)?;
+            numbers("length", 1, true)
+        }
+        "mesh" => {
+            if e.attribute("filename").is_none() {
+                return Err("<mesh> without its filename attribute".into());
+            }
+            numbers("scale", 3, false)
+        }
+        "limit" => {
+            for key in ["lower", "upper", "effort"] {
+                numbers(key, 1, false)?;
+            }
+            numbers("velocity", 1, true)
+        }
+        _ => Ok(()),
+    }
 }
 
 struct UrdfBuilder<'a> {
