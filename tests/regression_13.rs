@@ -235,6 +235,15 @@ fn item1_earlier_results_are_replaced_only_with_force_and_only_if_ours() {
     assert!(run_in(&dir, &["run", s, "--out", "out", "--force"])
         .status
         .success());
+    // A report (an output of ours nested in the results, with its own marker) is
+    // replaced only with --force, and does not block replacing the results.
+    assert!(run_in(&dir, &["report", "out"]).status.success());
+    assert_eq!(run_in(&dir, &["report", "out"]).status.code(), Some(2));
+    assert!(run_in(&dir, &["report", "out", "--force"]).status.success());
+    assert!(run_in(&dir, &["run", s, "--out", "out", "--force"])
+        .status
+        .success());
+    assert!(!dir.join("out/report").exists());
     std::fs::write(dir.join("out/cube_slide/notes.txt"), "mine").expect("write");
     let o = run_in(&dir, &["run", s, "--out", "out", "--force"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
