@@ -182,3 +182,22 @@ fn csv_headers_carry_units_and_unconverged_runs_say_so() {
         "step,time_s,contact,pair,x_m,y_m,z_m,signed_distance_m,lambda_t1_N_s,lambda_t2_N_s,lambda_n_N_s,c_t1_m_per_s,c_t2_m_per_s,c_n_m_per_s"
     ));
 }
+
+#[test]
+fn an_unknown_solver_and_an_unknown_parameter_both_exit_with_2() {
+    let dir = temp("exit");
+    let s = scenario("cube_slide.yaml");
+    for solver in ["ncp-magic", "ncp-admm:rhoo=1", "ncp-admm:eps_abs=-1"] {
+        for command in ["run", "sweep"] {
+            let mut args = vec![command, s.as_str(), "--solver", solver];
+            if command == "sweep" {
+                args.extend(["--dt", "1e-2"]);
+            }
+            let out = contactbench(&dir, &args);
+            assert_eq!(out.status.code(), Some(2), "{command} --solver {solver}");
+        }
+    }
+    let bad_flag = contactbench(&dir, &["run", &s, "--no-such-flag"]);
+    assert_eq!(bad_flag.status.code(), Some(2));
+    assert!(!dir.join("results").exists());
+}
