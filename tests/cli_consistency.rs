@@ -201,3 +201,50 @@ fn an_unknown_solver_and_an_unknown_parameter_both_exit_with_2() {
     assert_eq!(bad_flag.status.code(), Some(2));
     assert!(!dir.join("results").exists());
 }
+
+#[test]
+fn dump_and_baseline_files_are_not_overwritten() {
+    let dir = temp("files");
+    let s = scenario("cube_slide.yaml");
+    std::fs::write(dir.join("mine.json"), "keep").expect("write");
+    let dump = contactbench(&dir, &["dump", &s, "--step", "3", "--out", "mine.json"]);
+    assert_eq!(
+        dump.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&dump.stderr)
+    );
+    let batch = contactbench(
+        &dir,
+        &[
+            "batch",
+            &s,
+            "--solver",
+            "ncp-admm",
+            "--out",
+            "out",
+            "--write-baseline",
+            "mine.json",
+        ],
+    );
+    assert_eq!(
+        batch.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&batch.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("mine.json")).expect("kept"),
+        "keep"
+    );
+    assert!(!dir.join("out").exists());
+    let forced = contactbench(
+        &dir,
+        &["dump", &s, "--step", "3", "--out", "mine.json", "--force"],
+    );
+    assert!(
+        forced.status.success(),
+        "{}",
+        String::from_utf8_lossy(&forced.stderr)
+    );
+}
