@@ -18,7 +18,8 @@
 //! asymmetric.
 //!
 //! Not supported, with an [`ProblemFileError::Unsupported`] naming the dataset: 2D
-//! problems and rolling friction (`spacedim ≠ 3`), mixed local problems (`V`, `R`, `s`),
+//! problems and rolling friction (`spacedim ≠ 3`, or Siconos's `/fclib_local_rolling`,
+//! `/fclib_global_rolling` groups), mixed local problems (`V`, `R`, `s`),
 //! global problems with equality constraints (`G`, `b`).
 //!
 //! The writer stores a local problem, `W = G + R` in compressed columns (exact zeros
@@ -98,6 +99,12 @@ pub fn read_fclib(path: &Path) -> Result<FclibProblem, ProblemFileError> {
         });
     }
     let groups = file.root_groups()?;
+    if let Some(rolling) = groups
+        .iter()
+        .find(|g| g.starts_with("fclib_") && g.contains("rolling"))
+    {
+        return Err(file.unsupported(rolling, "rolling friction"));
+    }
     if groups.iter().any(|g| g == "fclib_local") {
         read_local(&file)
     } else if groups.iter().any(|g| g == "fclib_global") {
