@@ -42,12 +42,17 @@ pub fn performance_ratios(times: &[Vec<Option<f64>>], solvers: usize) -> Vec<Vec
     ratios
 }
 
-/// `ρ(τ)`: the share of problems with ratio at most `τ`.
+/// `ρ(τ)`: the share of problems solved with ratio at most `τ` (an unsolved problem, ratio
+/// ∞, never counts, even at `τ = ∞`).
 pub fn share_within(ratios: &[f64], tau: f64) -> f64 {
     if ratios.is_empty() {
         return 0.0;
     }
-    ratios.iter().filter(|r| **r <= tau).count() as f64 / ratios.len() as f64
+    let within = ratios
+        .iter()
+        .filter(|r| r.is_finite() && **r <= tau)
+        .count();
+    within as f64 / ratios.len() as f64
 }
 
 /// The staircase of `ρ` from `τ = 1` to `tau_max`: one point before and after each jump.
