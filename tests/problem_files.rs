@@ -366,3 +366,67 @@ fn npz_missing_or_misshapen_arrays_are_named() {
         other => panic!("expected a Dataset error, got {other:?}"),
     }
 }
+
+/// A malformed compressed structure and a mixed local problem (`V`, `R`) are named.
+#[test]
+fn malformed_pointers_and_mixed_problems_are_named() {
+    use hdf5_pure::FileBuilder;
+    let dir = temp_dir("malformed");
+    let write = |name: &str, pointers: &[i32], rows: &[i32], mixed: bool| {
+        let mut b = FileBuilder::new();
+        let mut local = b.create_group("fclib_local");
+        local.create_dataset("spacedim").with_i32_data(&[3]);
+        let mut w = local.create_group("W");
+        for (key, v) in [("m", 3), ("n", 3), ("nz", -1), ("nzmax", 3)] {
+            w.create_dataset(key).with_i32_data(&[v]);
+        }
+        w.create_dataset("p").with_i32_data(pointers);
+        w.create_dataset("i").with_i32_data(rows);
+        w.create_dataset("x").with_f64_data(&[1.0, 1.0, 1.0]);
+        local.add_group(w.finish());
+        if mixed {
+            let mut v = local.create_group("V");
+            v.create_dataset("m").with_i32_data(&[3]);
+            local.add_group(v.finish());
+        }
+        let mut v = local.create_group("vectors");
+        v.create_dataset("q").with_f64_data(&[0.0; 3]);
+        v.create_dataset("mu").with_f64_data(&[0.5]);
+        local.add_group(v.finish());
+        b.add_group(local.finish());
+        let path = dir.join(name);
+        b.write(&path).unwrap_or_else(|e| panic!("{e}"));
+        path
+    };
+    let good = [0, 1, 2];
+    for (name, pointers, rows, dataset) in [
+        (
+            "decreasing.hdf5",
+            &[0, 2, 1, 3][..],
+            &good[..],
+            "fclib_local/W/p",
+        ),
+        (
+            "long_p.hdf5",
+            &[0, 1, 2, 3, 4][..],
+            &good[..],
+            "fclib_local/W/p",
+        ),
+        (
+            "row_out_of_range.hdf5",
+            &[0, 1, 2, 3][..],
+            &[0, 1, 5][..],
+            "fclib_local/W",
+        ),
+    ] {
+        match read_problem(&write(name, pointers, rows, false)) {
+            Err(ProblemFileError::Dataset { dataset: d, .. }) => assert_eq!(d, dataset, "{name}"),
+            other => panic!("{name}: expected a Dataset error, got {other:?}"),
+        }
+    }
+    assert!(read_problem(&write("good.hdf5", &[0, 1, 2, 3], &good, false)).is_ok());
+    match read_problem(&write("mixed.hdf5", &[0, 1, 2, 3], &good, true)) {
+        Err(ProblemFileError::Unsupported { dataset, .. }) => assert_eq!(dataset, "fclib_local/V"),
+        other => panic!("expected Unsupported, got {other:?}"),
+    }
+}

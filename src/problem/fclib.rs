@@ -495,7 +495,7 @@ impl Reader<'_> {
         x: Vec<f64>,
         orientation: Orientation,
     ) -> Result<CscMatrix<f64>, ProblemFileError> {
-        if p.len() < major + 1 {
+        if p.len() != major + 1 {
             return Err(self.bad(
                 &format!("{group}/p"),
                 format!("expected {} pointers, got {}", major + 1, p.len()),
