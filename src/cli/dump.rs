@@ -24,7 +24,9 @@ pub struct Args {
     /// Change a scenario value before running, `path=value` (repeatable).
     #[arg(long = "set")]
     pub overrides: Vec<String>,
-    /// Output file (it must not exist unless `--force`). Default `<scenario>_step<N>.json`.
+    /// Output file (it must not exist unless `--force`), in the format of its extension:
+    /// `.json` (ours), `.hdf5`/`.h5` (FCLIB, for Siconos), `.npz` (numpy). Default
+    /// `<scenario>_step<N>.json`.
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Replace an existing output file.
