@@ -17,6 +17,7 @@
 //! - [`simulation`]: time stepping, scenarios, recording, sweeps.
 //! - [`metrics`]: one ruler for every solver (residuals, energy, consistency).
 //! - [`report`]: tables and plots from recorded runs.
+//! - [`paper`]: the tables and figures of the contact models paper's §IV, reproduced.
 //!
 //! Conventions are Pinocchio's: free-flyer `q = [x y z qx qy qz qw]`, base twist in the
 //! base frame, gravity `(0, 0, −9.81)`, per-contact order `[t1, t2, n]`.
@@ -26,6 +27,7 @@ pub mod collision;
 pub mod dynamics;
 pub mod metrics;
 pub mod model;
+pub mod paper;
 pub mod problem;
 pub mod report;
 pub mod simulation;

@@ -6,6 +6,7 @@ mod collision_bench;
 mod common;
 mod dump;
 mod model;
+mod paper;
 mod report;
 mod robots;
 mod run;
@@ -44,6 +45,8 @@ enum Command {
     Dump(dump::Args),
     /// GJK vanilla / Polyak / Nesterov iterations and times per distance bucket.
     CollisionBench(collision_bench::Args),
+    /// The tables and figures of the contact models paper's §IV, with their pages.
+    Paper(paper::Args),
 }
 
 /// Runs the parsed command.
@@ -58,5 +61,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Report(args) => report::run(args),
         Command::Dump(args) => dump::run(args),
         Command::CollisionBench(args) => collision_bench::run(args),
+        Command::Paper(args) => paper::run(args),
     }
 }

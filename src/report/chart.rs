@@ -736,8 +736,6 @@ fn draw_line_chart<DB: DrawingBackend>(
     let x_span = x_axis.range.1 - x_axis.range.0;
     let y_span = y_axis.range.1 - y_axis.range.0;
     mark_coincident(&mut prepared, x_span, y_span);
-    let entries = outside_entries(&prepared);
-    let (legend_w, legend_h) = legend_size(&area, &entries);
 
     let plot_w = (w as i32 - Y_LABEL_AREA as i32).max(50);
     let plot_h = (h as i32 - X_LABEL_AREA as i32).max(50);
@@ -763,6 +761,8 @@ fn draw_line_chart<DB: DrawingBackend>(
             y_axis.range.1 - y_axis.range.0,
         );
     }
+    let entries = outside_entries(&prepared);
+    let (legend_w, legend_h) = legend_size(&area, &entries);
     let normalized: Vec<(f64, f64)> = prepared
         .iter()
         .flat_map(|p| p.runs.iter().flatten())

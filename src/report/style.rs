@@ -76,7 +76,7 @@ pub fn solver_style(id: SolverId) -> LineStyle {
 
 /// The solver id a label starts with (`ncp-pgs:eps_abs=1e-8` → `ncp-pgs`), if any.
 pub fn solver_of_label(label: &str) -> Option<SolverId> {
-    let head = label.split([':', ' ', '(']).next().unwrap_or(label);
+    let head = label.split([':', ' ', '(', ',']).next().unwrap_or(label);
     head.parse().ok()
 }
 

@@ -78,7 +78,11 @@ pub fn simulate(scenario: &Scenario, spec: &SolverSpec) -> Result<RunRecord, Sim
 
 /// The analytical mechanical energy at each recorded time, when the scenario has one:
 /// sliding, `U(q0) + ½ m (v0 − μ g t)²`; dropped ball, `E_rest + m g h e^{2k(t)}`.
-fn analytical_energy(scenario: &Scenario, record: &RunRecord, total_mass: f64) -> Option<Vec<f64>> {
+pub fn analytical_energy(
+    scenario: &Scenario,
+    record: &RunRecord,
+    total_mass: f64,
+) -> Option<Vec<f64>> {
     let first = record.steps.first()?.energy;
     let energy_at = |t: f64| match scenario.analytical.as_ref()? {
         Analytical::Sliding { mass, v0, mu } => {
