@@ -147,10 +147,17 @@ impl AxisLayout {
         }
         let decades = (b.floor() - a.ceil()) as i64;
         let every = ((decades as f64) / MAX_TICKS as f64).ceil().max(1.0) as i64;
-        let ticks: Vec<f64> = (a.ceil() as i64..=b.floor() as i64)
+        let mut ticks: Vec<f64> = (a.ceil() as i64..=b.floor() as i64)
             .filter(|k| k.rem_euclid(every) == 0)
             .map(|k| k as f64)
             .collect();
+        if b - a <= 2.5 {
+            // Few decades: label 2 and 5 too.
+            ticks = (a.floor() as i64..=b.ceil() as i64)
+                .flat_map(|k| [1.0f64, 2.0, 5.0].map(|m| k as f64 + m.log10()))
+                .filter(|x| *x >= a && *x <= b)
+                .collect();
+        }
         let minor = if every == 1 {
             (a.floor() as i64..=b.ceil() as i64)
                 .flat_map(|k| (2..10).map(move |m| k as f64 + f64::from(m).log10()))
@@ -184,7 +191,8 @@ impl AxisLayout {
     pub fn label(&self, x: f64) -> String {
         match self.scale {
             Scale::Linear => format_linear(x, self.step),
-            Scale::Log => format_decade(x.round() as i32),
+            Scale::Log if (x - x.round()).abs() < 1e-9 => format_decade(x.round() as i32),
+            Scale::Log => format_value(10f64.powf(x)),
         }
     }
 
@@ -341,6 +349,9 @@ mod tests {
         assert_eq!(axis.label(-2.0), "0.01");
         assert_eq!(axis.label(2.0), "100");
         assert_eq!(axis.to_plot(-1.0), None);
+        let short = AxisLayout::log(1.5, 9.0);
+        let labels: Vec<String> = short.ticks.iter().map(|t| short.label(*t)).collect();
+        assert_eq!(labels, vec!["1", "2", "5", "10"]);
     }
 
     #[test]

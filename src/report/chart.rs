@@ -904,6 +904,29 @@ fn draw_box_chart<DB: DrawingBackend>(
             .map_err(|e| e.to_string())?
     };
     let area = area.margin(MARGIN, MARGIN, MARGIN, MARGIN + 6);
+    let entries: Vec<LegendEntry> = chart
+        .legend
+        .iter()
+        .map(|(label, color, filled)| LegendEntry {
+            label: label.clone(),
+            style: LineStyle {
+                color: *color,
+                dash: Dash::Solid,
+                marker: Marker::Square,
+            },
+            marker: false,
+            patch: Some(*filled),
+        })
+        .collect();
+    // The legend sits in a strip on the right, so that no box or outlier hides under it.
+    let (lw, _) = legend_size(&area, &entries);
+    let (w, _) = area.dim_in_pixel();
+    let (area, strip) = if entries.is_empty() {
+        (area.clone(), None)
+    } else {
+        let (left, right) = area.split_horizontally(w as i32 - lw - 8);
+        (left, Some(right))
+    };
     let all = chart
         .groups
         .iter()
@@ -1002,24 +1025,10 @@ fn draw_box_chart<DB: DrawingBackend>(
             }
         }
     }
-    let entries: Vec<LegendEntry> = chart
-        .legend
-        .iter()
-        .map(|(label, color, filled)| LegendEntry {
-            label: label.clone(),
-            style: LineStyle {
-                color: *color,
-                dash: Dash::Solid,
-                marker: Marker::Square,
-            },
-            marker: false,
-            patch: Some(*filled),
-        })
-        .collect();
-    let plot = ctx.plotting_area().strip_coord_spec();
-    let (pw, _) = plot.dim_in_pixel();
-    let (lw, _) = legend_size(&plot, &entries);
-    draw_legend(&plot, (pw as i32 - lw - 6, 6), &entries)
+    match strip {
+        Some(right) => draw_legend(&right, (4, 6), &entries),
+        None => Ok(()),
+    }
 }
 
 /// A caption line for figure files: `min … max` of a value, three digits.

@@ -152,17 +152,21 @@ impl Experiment for Fig10 {
             "RaiSim's mean energy excess while sliding: {} J (its friction is not opposed to the sliding velocity, eq. 21: it dissipates less power).",
             num(measure(SolverId::Raisim, mean_sliding_gap))
         ));
+        let panel_of =
+            |ids: &[SolverId], title: &str, y: &str, f: &dyn Fn(&RunRecord) -> Vec<(f64, f64)>| {
+                Panel::Line(LineChart {
+                    title: title.into(),
+                    x_label: "time (s)".into(),
+                    y_label: y.into(),
+                    curves: ids
+                        .iter()
+                        .filter_map(|id| record(*id).map(|r| Curve::new(id.to_string(), f(r))))
+                        .collect(),
+                    ..Default::default()
+                })
+            };
         let panel = |title: &str, y: &str, f: &dyn Fn(&RunRecord) -> Vec<(f64, f64)>| {
-            Panel::Line(LineChart {
-                title: title.into(),
-                x_label: "time (s)".into(),
-                y_label: y.into(),
-                curves: SOLVERS
-                    .iter()
-                    .filter_map(|id| record(*id).map(|r| Curve::new(id.to_string(), f(r))))
-                    .collect(),
-                ..Default::default()
-            })
+            panel_of(&SOLVERS, title, y, f)
         };
         let height = |r: &RunRecord| {
             r.steps
@@ -171,15 +175,21 @@ impl Experiment for Fig10 {
                 .collect()
         };
         page.figures.push((
-            "Height of the cube (left) and its energy minus the analytical energy (right)".into(),
+            "Height of the cube (left), its energy minus the analytical energy (centre), the same without CCP/PGS (right)".into(),
             ctx.figure(
                 "fig10",
                 &Figure::grid(
                     "Fig. 10: cube sliding from 1 m/s along y (ContactBench protocol, tolerance 1e-9)",
-                    2,
+                    3,
                     vec![
                         panel("height above rest", "z − z_rest (mm)", &height),
                         panel("energy", "E − E_analytical (J)", &energy_deviation),
+                        panel_of(
+                            &[SolverId::Raisim, SolverId::NcpPgs],
+                            "energy, CCP left out (RaiSim's gap)",
+                            "E − E_analytical (J)",
+                            &energy_deviation,
+                        ),
                     ],
                 ),
             )?,

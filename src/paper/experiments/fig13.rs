@@ -13,6 +13,7 @@ use crate::paper::runs::{complete, metric_series, simulate_all, unconverged, Run
 use crate::paper::{Context, Experiment, PaperError};
 use crate::report::axis::Scale;
 use crate::report::chart::{Curve, Figure, LineChart, Panel};
+use crate::report::style::Dash;
 use crate::report::tables::markdown_table;
 use crate::simulation::recorder::RunRecord;
 use crate::simulation::{Simulator, World};
@@ -222,18 +223,30 @@ impl Experiment for Fig13 {
             ("IF(CCP/PGS, r = 0)", internal(0.0, SolverId::CcpPgs)),
             0.5,
         ));
+        // r = 0 has no place on a log axis: its value is drawn as a dotted level.
+        let positive: Vec<f64> = rs.iter().copied().filter(|r| *r > 0.0).collect();
+        let span = (
+            positive.first().copied().unwrap_or(1e-2),
+            positive.last().copied().unwrap_or(1e-1),
+        );
         let curves = |f: &dyn Fn(f64, SolverId) -> f64| {
             SOLVERS
                 .iter()
-                .map(|id| {
-                    Curve::new(
-                        id.to_string(),
-                        rs.iter()
-                            .filter(|r| **r > 0.0)
-                            .map(|r| (*r, f(*r, *id)))
-                            .collect(),
-                    )
-                    .marked()
+                .flat_map(|id| {
+                    let level = f(0.0, *id);
+                    let mut zero = Curve::new(
+                        format!("{id} at r = 0"),
+                        vec![(span.0, level), (span.1, level)],
+                    );
+                    zero.style.dash = Dash::Dashed { on: 2, off: 5 };
+                    [
+                        Curve::new(
+                            id.to_string(),
+                            positive.iter().map(|r| (*r, f(*r, *id))).collect(),
+                        )
+                        .marked(),
+                        zero,
+                    ]
                 })
                 .collect::<Vec<_>>()
         };
@@ -249,29 +262,28 @@ impl Experiment for Fig13 {
             })
         };
         page.notes.push(format!(
-            "At r = 0 (not on the log axes): penetration depth {} m (CCP/ADMM), {} m (CCP/PGS); tangential speed {} m/s, {} m/s; internal forces {} N, {} N.",
+            "At r = 0 (the dotted levels on the log axes): penetration depth {} m (CCP/ADMM), {} m (CCP/PGS); tangential speed {} m/s, {} m/s; internal forces {} N, {} N.",
             num(depth(0.0, admm)), num(depth(0.0, SolverId::CcpPgs)),
             num(slip(0.0, admm)), num(slip(0.0, SolverId::CcpPgs)),
             num(internal(0.0, admm)), num(internal(0.0, SolverId::CcpPgs)),
         ));
-        page.figures.push((
-            "Penetration, tangential speed and internal forces against the compliance".into(),
-            ctx.figure(
-                "fig13",
-                &Figure::grid(
-                    "Fig. 13: Solo-12 on flat feet (4 points per foot), compliance R = r I",
-                    3,
-                    vec![
-                        panel("Signorini: penetration depth", "depth (m)", &depth),
-                        panel(
-                            "Coulomb: tangential speed at pushing contacts",
-                            "speed (m/s)",
-                            &slip,
-                        ),
-                        panel("internal forces", "mean internal forces (N)", &internal),
-                    ],
+        let mut figure = Figure::grid(
+            "Fig. 13: Solo-12 on flat feet (4 points per foot), compliance R = r I",
+            3,
+            vec![
+                panel("Signorini: penetration depth", "depth (m)", &depth),
+                panel(
+                    "Coulomb: tangential speed at pushing contacts",
+                    "speed (m/s)",
+                    &slip,
                 ),
-            )?,
+                panel("internal forces", "mean internal forces (N)", &internal),
+            ],
+        );
+        figure.panel_size = (640, 460);
+        page.figures.push((
+            "Penetration, tangential speed and internal forces against the compliance (dotted: r = 0)".into(),
+            ctx.figure("fig13", &figure)?,
         ));
         Ok(page)
     }

@@ -303,7 +303,7 @@ impl Experiment for Tab3 {
             vec![panel(Proto::ContactBench), panel(Proto::Ours)],
         );
         page.figures.push((
-            "Consistency error vs Δt, ours (solid) and the paper's (dotted squares)".into(),
+            "Consistency error vs Δt: ours (each solver's line, filled markers) and the paper's (dotted, squares)".into(),
             ctx.figure("tab3", &figure)?,
         ));
         Ok(page)
