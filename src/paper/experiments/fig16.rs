@@ -297,11 +297,17 @@ impl Experiment for Fig16 {
                 )),
                 _ => {
                     let (dz, pitch) = posture(r);
+                    let stands = dz.abs() < 0.02 && pitch.abs() < 10.0;
                     page.notes.push(format!(
-                        "{} (NCP/ADMM, warm): the base height changes by {} m and the final pitch is {}°: the robot stands through the push.",
+                        "{} (NCP/ADMM, warm): the base height changes by {} m and the final pitch is {}°: {} (criterion: height within 2 cm, pitch within 10°).",
                         robot.name,
                         num(dz),
-                        num(pitch)
+                        num(pitch),
+                        if stands {
+                            "the robot stands through the push"
+                        } else {
+                            "the robot sags or tilts under the push"
+                        }
                     ));
                 }
             }
