@@ -18,6 +18,7 @@
 //! - [`metrics`]: one ruler for every solver (residuals, energy, consistency).
 //! - [`corpus`]: problem files × solvers, judged by one ruler, performance profiles.
 //! - [`report`]: tables and plots from recorded runs.
+//! - [`paper`]: the tables and figures of the contact models paper's §IV, reproduced.
 //!
 //! Conventions are Pinocchio's: free-flyer `q = [x y z qx qy qz qw]`, base twist in the
 //! base frame, gravity `(0, 0, −9.81)`, per-contact order `[t1, t2, n]`.
@@ -28,6 +29,7 @@ pub mod corpus;
 pub mod dynamics;
 pub mod metrics;
 pub mod model;
+pub mod paper;
 pub mod problem;
 pub mod report;
 pub mod simulation;

@@ -8,6 +8,7 @@ mod common;
 mod dump;
 mod merge;
 mod model;
+mod paper;
 mod report;
 mod robots;
 mod run;
@@ -60,6 +61,8 @@ enum Command {
     BenchProblems(bench_problems::Args),
     /// Join the results of sharded bench-problems runs into one report.
     Merge(merge::Args),
+    /// The tables and figures of the contact models paper's §IV, with their pages.
+    Paper(paper::Args),
 }
 
 /// Runs the parsed command.
@@ -76,5 +79,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::CollisionBench(args) => collision_bench::run(args),
         Command::BenchProblems(args) => bench_problems::run(args),
         Command::Merge(args) => merge::run(args),
+        Command::Paper(args) => paper::run(args),
     }
 }

@@ -2,7 +2,10 @@
 //! that links them. A report reads a results directory only (its manifest and CSV
 //! files), never re-runs anything.
 
+pub mod axis;
+pub mod chart;
 pub mod plots;
+pub mod style;
 pub mod tables;
 
 use std::path::{Path, PathBuf};

@@ -1,272 +1,73 @@
-//! Plots of a scenario's runs, each written as PNG (bitmap, text in the embedded Ubuntu
-//! Light font) and SVG: mechanical energy with the analytical curve when there is one,
-//! base trajectory, NCP criterion, total normal contact force, solver-time distribution.
+//! Plots of a scenario's runs (`contactbench report`): mechanical energy (as the
+//! difference from the analytical curve when there is one), base trajectory (top view
+//! with equal aspect, and height), NCP criterion on a log axis (only at steps with
+//! contacts), total normal contact force and solver-time box plots on a log axis. Drawn
+//! with [`super::chart`], so that every solver keeps its style.
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::OnceLock;
 
-use plotters::coord::Shift;
-use plotters::prelude::*;
-
+use super::axis::Scale;
+use super::chart::{render, BoxChart, BoxGroup, BoxSpec, Curve, Figure, LineChart, Panel};
+use super::style::{label_style, ANALYTICAL};
 use super::ReportError;
 use crate::simulation::output::RunEntry;
 use crate::simulation::recorder::{columns, read_columns};
 
-/// Size of every figure (pixels).
-const SIZE: (u32, u32) = (960, 600);
-/// Residuals below this are drawn at this value on the log axis.
-const RESIDUAL_FLOOR: f64 = 1e-16;
-/// Font family every figure uses.
-const FONT: &str = "sans-serif";
-
-/// Registers the embedded font once (ab_glyph has no system fonts).
-fn ensure_font() -> Result<(), ReportError> {
-    static REGISTERED: OnceLock<bool> = OnceLock::new();
-    let ok = *REGISTERED.get_or_init(|| {
-        plotters::style::register_font(FONT, FontStyle::Normal, epaint_default_fonts::UBUNTU_LIGHT)
-            .is_ok()
-    });
-    if ok {
-        Ok(())
-    } else {
-        Err(ReportError::Plot {
-            path: FONT.into(),
-            message: "the embedded font could not be loaded".into(),
-        })
-    }
-}
-
-/// One curve.
-#[derive(Debug, Clone)]
-struct Series {
-    label: String,
-    points: Vec<(f64, f64)>,
-    color: RGBColor,
-    dashed: bool,
-}
-
-/// A figure that can be drawn on any plotters backend.
-trait Figure {
-    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> Result<(), String>;
-}
-
-/// Curves on linear axes.
-struct LinePlot {
-    title: String,
-    x_label: String,
-    y_label: String,
-    series: Vec<Series>,
-}
-
-/// `[min, max]` of the data widened by 5 % of the span; a flat series (span below
-/// `1e-9` of its magnitude: rounding noise) gets `±max(1 %, 1e-3)` around its value, so
-/// that it is drawn flat rather than magnified.
-fn padded_range(values: impl Iterator<Item = f64>) -> (f64, f64) {
-    let (lo, hi) = values
-        .filter(|v| v.is_finite())
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
-            (a.min(v), b.max(v))
-        });
-    if !lo.is_finite() {
-        return (0.0, 1.0);
-    }
-    let magnitude = lo.abs().max(hi.abs());
-    let pad = if hi - lo > 1e-9 * magnitude + 1e-12 {
-        0.05 * (hi - lo)
-    } else {
-        (0.01 * magnitude).max(1e-3)
-    };
-    (lo - pad, hi + pad)
-}
-
-impl Figure for LinePlot {
-    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> Result<(), String> {
-        let points = || self.series.iter().flat_map(|s| s.points.iter());
-        let (x0, x1) = padded_range(points().map(|p| p.0));
-        let (y0, y1) = padded_range(points().map(|p| p.1));
-        let mut chart = ChartBuilder::on(area)
-            .caption(&self.title, (FONT, 22))
-            .margin(12)
-            .x_label_area_size(45)
-            .y_label_area_size(80)
-            .build_cartesian_2d(x0..x1, y0..y1)
-            .map_err(|e| e.to_string())?;
-        chart
-            .configure_mesh()
-            .x_desc(self.x_label.as_str())
-            .y_desc(self.y_label.as_str())
-            .x_label_formatter(&tick)
-            .y_label_formatter(&tick)
-            .label_style((FONT, 15))
-            .draw()
-            .map_err(|e| e.to_string())?;
-        for s in self.series.iter().filter(|s| !s.points.is_empty()) {
-            let style = ShapeStyle {
-                color: s.color.to_rgba(),
-                filled: false,
-                stroke_width: 2,
-            };
-            let legend =
-                move |(x, y): (i32, i32)| PathElement::new(vec![(x, y), (x + 20, y)], style);
-            if s.dashed {
-                chart
-                    .draw_series(DashedLineSeries::new(s.points.iter().copied(), 8, 6, style))
-                    .map_err(|e| e.to_string())?
-                    .label(s.label.as_str())
-                    .legend(legend);
-            } else {
-                chart
-                    .draw_series(LineSeries::new(s.points.iter().copied(), style))
-                    .map_err(|e| e.to_string())?
-                    .label(s.label.as_str())
-                    .legend(legend);
-            }
-        }
-        chart
-            .configure_series_labels()
-            .label_font((FONT, 15))
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .position(SeriesLabelPosition::UpperRight)
-            .draw()
-            .map_err(|e| e.to_string())
-    }
-}
-
-/// An axis label: scientific notation for very small or large values, else at most four
-/// decimals without trailing zeros.
-fn tick(v: &f64) -> String {
-    let a = v.abs();
-    if a != 0.0 && !(1e-3..1e5).contains(&a) {
-        return format!("{v:.2e}");
-    }
-    let text = format!("{v:.4}");
-    let text = text.trim_end_matches('0').trim_end_matches('.');
-    if text == "-0" {
-        "0".into()
-    } else {
-        text.into()
-    }
-}
-
-/// Two figures side by side.
-struct SideBySide(LinePlot, LinePlot);
-
-impl Figure for SideBySide {
-    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> Result<(), String> {
-        let (left, right) = area.split_horizontally(area.dim_in_pixel().0 / 2);
-        self.0.draw(&left)?;
-        self.1.draw(&right)
-    }
-}
-
-/// Box plots of samples, one per label (values drawn as `f32`, as plotters' box plots);
-/// the axis spans the whiskers (1.5 interquartile ranges), outliers are not drawn.
-struct BoxPlot {
-    title: String,
-    y_label: String,
-    labels: Vec<String>,
-    samples: Vec<Vec<f64>>,
-}
-
-impl Figure for BoxPlot {
-    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> Result<(), String> {
-        let quartiles: Vec<Option<Quartiles>> = self
-            .samples
-            .iter()
-            .map(|s| (!s.is_empty()).then(|| Quartiles::new(s)))
-            .collect();
-        let (y0, y1) = padded_range(
-            quartiles
-                .iter()
-                .flatten()
-                .flat_map(|q| q.values())
-                .map(f64::from),
-        );
-        let n = self.labels.len().max(1) as i32;
-        let labels = self.labels.clone();
-        let mut chart = ChartBuilder::on(area)
-            .caption(&self.title, (FONT, 22))
-            .margin(12)
-            .x_label_area_size(45)
-            .y_label_area_size(80)
-            .build_cartesian_2d((0..n).into_segmented(), (y0.max(0.0) as f32)..(y1 as f32))
-            .map_err(|e| e.to_string())?;
-        chart
-            .configure_mesh()
-            .disable_x_mesh()
-            .y_desc(self.y_label.as_str())
-            .label_style((FONT, 14))
-            .x_labels(labels.len().max(1))
-            .x_label_formatter(&|v| match v {
-                SegmentValue::CenterOf(i) | SegmentValue::Exact(i) => {
-                    labels.get(*i as usize).cloned().unwrap_or_default()
-                }
-                SegmentValue::Last => String::new(),
-            })
-            .draw()
-            .map_err(|e| e.to_string())?;
-        for (i, quartiles) in quartiles.iter().enumerate() {
-            let Some(quartiles) = quartiles else {
-                continue;
-            };
-            chart
-                .draw_series(std::iter::once(
-                    Boxplot::new_vertical(SegmentValue::CenterOf(i as i32), quartiles)
-                        .width(30)
-                        .style(Palette99::pick(i).stroke_width(2)),
-                ))
-                .map_err(|e| e.to_string())?;
-        }
-        Ok(())
-    }
-}
-
-/// Draws `figure` into `dir/<stem>.png` and `dir/<stem>.svg`.
-fn render(figure: &impl Figure, dir: &Path, stem: &str) -> Result<(), ReportError> {
-    ensure_font()?;
-    let png = dir.join(format!("{stem}.png"));
-    let svg = dir.join(format!("{stem}.svg"));
-    let fail = |path: &Path, message: String| ReportError::Plot {
-        path: path.display().to_string(),
-        message,
-    };
-    {
-        let area = BitMapBackend::new(&png, SIZE).into_drawing_area();
-        area.fill(&WHITE).map_err(|e| fail(&png, e.to_string()))?;
-        figure.draw(&area).map_err(|e| fail(&png, e))?;
-        area.present().map_err(|e| fail(&png, e.to_string()))?;
-    }
-    let area = SVGBackend::new(&svg, SIZE).into_drawing_area();
-    area.fill(&WHITE).map_err(|e| fail(&svg, e.to_string()))?;
-    figure.draw(&area).map_err(|e| fail(&svg, e))?;
-    area.present().map_err(|e| fail(&svg, e.to_string()))
-}
-
 /// The recorded columns of one run.
-struct RunData {
-    label: String,
-    steps: BTreeMap<String, Vec<f64>>,
-    contacts: BTreeMap<String, Vec<f64>>,
+pub struct RunData {
+    /// Legend label.
+    pub label: String,
+    /// Columns of `steps.csv`.
+    pub steps: BTreeMap<String, Vec<f64>>,
+    /// Columns of `contacts.csv`.
+    pub contacts: BTreeMap<String, Vec<f64>>,
 }
 
 impl RunData {
-    fn column(&self, name: &str) -> &[f64] {
+    /// Reads a run directory (`steps.csv`, `contacts.csv`; a missing file gives no column).
+    pub fn read(dir: &Path, label: String) -> Result<Self, ReportError> {
+        let read = |name: &str| {
+            let path = dir.join(name);
+            if path.is_file() {
+                read_columns(&path)
+            } else {
+                Ok(BTreeMap::new())
+            }
+        };
+        Ok(Self {
+            label,
+            steps: read("steps.csv")?,
+            contacts: read("contacts.csv")?,
+        })
+    }
+
+    /// A column of `steps.csv` (empty when absent).
+    pub fn column(&self, name: &str) -> &[f64] {
         self.steps.get(name).map_or(&[], Vec::as_slice)
     }
 
-    fn curve(&self, x: &str, y: &str) -> Vec<(f64, f64)> {
+    /// `(x, y)` pairs of two columns.
+    pub fn curve(&self, x: &str, y: &str) -> Vec<(f64, f64)> {
         self.column(x)
             .iter()
             .zip(self.column(y))
             .map(|(a, b)| (*a, *b))
-            .filter(|(a, b)| a.is_finite() && b.is_finite())
             .collect()
     }
 
-    /// `Σ λ_N / Δt` (N) per step, at the step's time.
-    fn normal_force(&self, dt: f64) -> Vec<(f64, f64)> {
+    /// `(time, y)` at steps with contacts, NaN elsewhere (a gap in the plot).
+    pub fn contact_curve(&self, y: &str) -> Vec<(f64, f64)> {
+        self.column(columns::TIME)
+            .iter()
+            .zip(self.column(y))
+            .zip(self.column(columns::NUM_CONTACTS))
+            .map(|((t, v), n)| (*t, if *n > 0.0 { *v } else { f64::NAN }))
+            .collect()
+    }
+
+    /// `Σ λ_N / Δt` (N) per step, at the step's time (0 at steps without contact).
+    pub fn normal_force(&self, dt: f64) -> Vec<(f64, f64)> {
         let empty = Vec::new();
         let steps = self.contacts.get(columns::STEP).unwrap_or(&empty);
         let lambda_n = self.contacts.get(columns::LAMBDA[2]).unwrap_or(&empty);
@@ -274,13 +75,21 @@ impl RunData {
         for (s, l) in steps.iter().zip(lambda_n) {
             *total.entry(*s as usize).or_default() += l / dt;
         }
-        let times = self.column(columns::TIME);
-        let step_index = self.column(columns::STEP);
-        step_index
+        self.column(columns::STEP)
             .iter()
-            .zip(times)
+            .zip(self.column(columns::TIME))
             .skip(1)
             .map(|(s, t)| (*t, total.get(&(*s as usize)).copied().unwrap_or(0.0)))
+            .collect()
+    }
+
+    /// Solver wall times (µs) of the steps with contacts.
+    pub fn solve_times_us(&self) -> Vec<f64> {
+        self.column(columns::SOLVE_TIME)
+            .iter()
+            .zip(self.column(columns::NUM_CONTACTS))
+            .filter(|(_, n)| **n > 0.0)
+            .map(|(t, _)| t * 1e6)
             .collect()
     }
 }
@@ -304,32 +113,54 @@ fn labels(runs: &[&RunEntry]) -> Vec<String> {
         .collect()
 }
 
-fn load(results: &Path, entry: &RunEntry, label: String) -> Result<RunData, ReportError> {
-    let dir = results.join(&entry.path);
-    let steps = if dir.join("steps.csv").is_file() {
-        read_columns(&dir.join("steps.csv"))?
+/// The energy figure: `E − E_analytical` when the runs have an analytical curve (the
+/// gap is what matters; `E` itself is dominated by the potential energy), else `E`.
+pub fn energy_chart(title: String, data: &[RunData]) -> LineChart {
+    let has_analytical = data.iter().any(|d| {
+        d.column(columns::ANALYTICAL_ENERGY)
+            .iter()
+            .any(|v| v.is_finite())
+    });
+    let curves = if has_analytical {
+        data.iter()
+            .map(|d| {
+                let points = d
+                    .column(columns::TIME)
+                    .iter()
+                    .zip(d.column(columns::MECHANICAL_ENERGY))
+                    .zip(d.column(columns::ANALYTICAL_ENERGY))
+                    .map(|((t, e), a)| (*t, e - a))
+                    .collect();
+                Curve::new(d.label.clone(), points)
+            })
+            .chain(std::iter::once(Curve::styled(
+                "analytical (0)",
+                data.first()
+                    .map(|d| d.column(columns::TIME).iter().map(|t| (*t, 0.0)).collect())
+                    .unwrap_or_default(),
+                ANALYTICAL,
+            )))
+            .collect()
     } else {
-        BTreeMap::new()
+        data.iter()
+            .map(|d| {
+                Curve::new(
+                    d.label.clone(),
+                    d.curve(columns::TIME, columns::MECHANICAL_ENERGY),
+                )
+            })
+            .collect()
     };
-    let contacts = if dir.join("contacts.csv").is_file() {
-        read_columns(&dir.join("contacts.csv"))?
-    } else {
-        BTreeMap::new()
-    };
-    Ok(RunData {
-        label,
-        steps,
-        contacts,
-    })
-}
-
-fn series(i: usize, label: &str, points: Vec<(f64, f64)>) -> Series {
-    let c = Palette99::pick(i).to_rgba();
-    Series {
-        label: label.to_string(),
-        points,
-        color: RGBColor(c.0, c.1, c.2),
-        dashed: false,
+    LineChart {
+        title,
+        x_label: "time (s)".into(),
+        y_label: if has_analytical {
+            "E − E_analytical (J)".into()
+        } else {
+            "mechanical energy (J)".into()
+        },
+        curves,
+        ..Default::default()
     }
 }
 
@@ -343,142 +174,106 @@ pub fn scenario_plots(
     let data: Vec<RunData> = runs
         .iter()
         .zip(labels(runs))
-        .map(|(r, label)| load(results, r, label))
+        .map(|(r, label)| RunData::read(&results.join(&r.path), label))
         .collect::<Result<_, _>>()?;
     let dt = runs.first().map_or(1e-3, |r| r.summary.dt);
     let stem = |what: &str| format!("{}_{what}", crate::simulation::output::sanitize(scenario));
     let mut files = Vec::new();
+    let mut add = |title: String, what: &str, figure: Figure| -> Result<(), ReportError> {
+        render(&figure, out, &stem(what))?;
+        files.push((title, stem(what)));
+        Ok(())
+    };
 
-    let mut energy: Vec<Series> = data
-        .iter()
-        .enumerate()
-        .map(|(i, d)| {
-            series(
-                i,
-                &d.label,
-                d.curve(columns::TIME, columns::MECHANICAL_ENERGY),
-            )
-        })
-        .collect();
-    if let Some(analytical) = data
-        .iter()
-        .map(|d| d.curve(columns::TIME, columns::ANALYTICAL_ENERGY))
-        .find(|c| !c.is_empty())
-    {
-        energy.push(Series {
-            label: "analytical".into(),
-            points: analytical,
-            color: BLACK,
-            dashed: true,
-        });
-    }
     let title = format!("{scenario}: mechanical energy");
-    render(
-        &LinePlot {
-            title: title.clone(),
-            x_label: "time (s)".into(),
-            y_label: "energy (J)".into(),
-            series: energy,
-        },
-        out,
-        &stem("energy"),
+    add(
+        title.clone(),
+        "energy",
+        Figure::single(Panel::Line(energy_chart(title, &data))),
     )?;
-    files.push((title, stem("energy")));
 
+    let top = LineChart {
+        title: "top view".into(),
+        x_label: "x (m)".into(),
+        y_label: "y (m)".into(),
+        curves: data
+            .iter()
+            .map(|d| Curve::new(d.label.clone(), d.curve(columns::BASE[0], columns::BASE[1])))
+            .collect(),
+        equal_aspect: true,
+        ..Default::default()
+    };
+    let height = LineChart {
+        title: "height".into(),
+        x_label: "time (s)".into(),
+        y_label: "z (m)".into(),
+        curves: data
+            .iter()
+            .map(|d| Curve::new(d.label.clone(), d.curve(columns::TIME, columns::BASE[2])))
+            .collect(),
+        ..Default::default()
+    };
     let title = format!("{scenario}: base trajectory");
-    render(
-        &SideBySide(
-            LinePlot {
-                title: "top view".into(),
-                x_label: "x (m)".into(),
-                y_label: "y (m)".into(),
-                series: data
-                    .iter()
-                    .enumerate()
-                    .map(|(i, d)| series(i, &d.label, d.curve(columns::BASE[0], columns::BASE[1])))
-                    .collect(),
-            },
-            LinePlot {
-                title: "height".into(),
-                x_label: "time (s)".into(),
-                y_label: "z (m)".into(),
-                series: data
-                    .iter()
-                    .enumerate()
-                    .map(|(i, d)| series(i, &d.label, d.curve(columns::TIME, columns::BASE[2])))
-                    .collect(),
-            },
-        ),
-        out,
-        &stem("trajectory"),
+    add(
+        title.clone(),
+        "trajectory",
+        Figure::grid(title, 2, vec![Panel::Line(top), Panel::Line(height)]),
     )?;
-    files.push((title, stem("trajectory")));
 
-    let title = format!("{scenario}: NCP criterion");
-    render(
-        &LinePlot {
-            title: title.clone(),
+    let title = format!("{scenario}: NCP criterion (steps with contacts)");
+    add(
+        title.clone(),
+        "residuals",
+        Figure::single(Panel::Line(LineChart {
+            title,
             x_label: "time (s)".into(),
-            y_label: "log10 NCP criterion".into(),
-            series: data
+            y_label: "NCP criterion".into(),
+            y_scale: Scale::Log,
+            curves: data
                 .iter()
-                .enumerate()
-                .map(|(i, d)| {
-                    let points = d
-                        .column(columns::TIME)
-                        .iter()
-                        .zip(d.column("ncp_criterion"))
-                        .zip(d.column(columns::NUM_CONTACTS))
-                        .filter(|(_, n)| **n > 0.0)
-                        .map(|((t, r), _)| (*t, r.max(RESIDUAL_FLOOR).log10()))
-                        .collect();
-                    series(i, &d.label, points)
-                })
+                .map(|d| Curve::new(d.label.clone(), d.contact_curve("ncp_criterion")))
                 .collect(),
-        },
-        out,
-        &stem("residuals"),
+            ..Default::default()
+        })),
     )?;
-    files.push((title, stem("residuals")));
 
     let title = format!("{scenario}: total normal contact force");
-    render(
-        &LinePlot {
-            title: title.clone(),
+    add(
+        title.clone(),
+        "forces",
+        Figure::single(Panel::Line(LineChart {
+            title,
             x_label: "time (s)".into(),
             y_label: "Σ λ_N / Δt (N)".into(),
-            series: data
+            curves: data
                 .iter()
-                .enumerate()
-                .map(|(i, d)| series(i, &d.label, d.normal_force(dt)))
+                .map(|d| Curve::new(d.label.clone(), d.normal_force(dt)))
                 .collect(),
-        },
-        out,
-        &stem("forces"),
+            ..Default::default()
+        })),
     )?;
-    files.push((title, stem("forces")));
 
     let title = format!("{scenario}: solver time per step with contacts");
-    render(
-        &BoxPlot {
-            title: title.clone(),
+    add(
+        title.clone(),
+        "timings",
+        Figure::single(Panel::Box(BoxChart {
+            title,
             y_label: "solve time (µs)".into(),
-            labels: data.iter().map(|d| d.label.clone()).collect(),
-            samples: data
+            y_scale: Scale::Log,
+            groups: data
                 .iter()
-                .map(|d| {
-                    d.column(columns::SOLVE_TIME)
-                        .iter()
-                        .zip(d.column(columns::NUM_CONTACTS))
-                        .filter(|(_, n)| **n > 0.0)
-                        .map(|(t, _)| t * 1e6)
-                        .collect()
+                .map(|d| BoxGroup {
+                    label: d.label.clone(),
+                    boxes: vec![BoxSpec {
+                        samples: d.solve_times_us(),
+                        color: label_style(&d.label).color,
+                        filled: true,
+                    }],
                 })
                 .collect(),
-        },
-        out,
-        &stem("timings"),
+            legend: Vec::new(),
+        })),
     )?;
-    files.push((title, stem("timings")));
     Ok(files)
 }

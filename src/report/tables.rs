@@ -32,3 +32,24 @@ pub fn summary_table(runs: &[RunSummary]) -> String {
     }
     out
 }
+
+/// A Markdown table (`|` in cells replaced by `/`).
+pub fn markdown_table(header: &[&str], rows: &[Vec<String>]) -> String {
+    let clean = |s: &str| s.replace('|', "/").replace('\n', " ");
+    let mut out = format!(
+        "| {} |\n|{}\n",
+        header
+            .iter()
+            .map(|h| clean(h))
+            .collect::<Vec<_>>()
+            .join(" | "),
+        "---|".repeat(header.len())
+    );
+    for row in rows {
+        out.push_str(&format!(
+            "| {} |\n",
+            row.iter().map(|c| clean(c)).collect::<Vec<_>>().join(" | ")
+        ));
+    }
+    out
+}

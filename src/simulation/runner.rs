@@ -95,10 +95,23 @@ pub fn simulate_into(
             )
             .into());
     }
-    let mut sim = simulator(scenario, spec)?;
+    let sim = simulator(scenario, spec)?;
+    drive(scenario, sim, &spec_text(spec), recorder)
+}
+
+/// Runs an already built simulator of `scenario` (a solver or step parameters of the
+/// caller's choosing, e.g. the paper's protocols) for `scenario.num_steps()` steps, under
+/// `label`, with the same recording, interruption and divergence rules as
+/// [`simulate_into`].
+pub fn drive(
+    scenario: &Scenario,
+    mut sim: Simulator,
+    label: &str,
+    recorder: &mut dyn Recorder,
+) -> Result<Option<String>, SimulationError> {
     recorder.start(RunHeader {
         scenario: scenario.name.clone(),
-        solver: spec_text(spec),
+        solver: label.to_string(),
         dt: scenario.simulation.dt,
         q_names: sim.world().q_names(),
         v_names: sim.world().v_names(),

@@ -270,7 +270,8 @@ pub enum Actuation {
     #[default]
     None,
     /// PD on the actuated joints towards the reference configuration
-    /// (`initial_state.reference`, or the neutral one; joint offsets are not part of it):
+    /// (`initial_state.reference`, or the neutral one; joint offsets are not part of it,
+    /// `target_offsets` are, see [`super::controllers`]):
     /// `τ = K_p (q_ref ⊖ q) − K_d v`, or `τ_j = m_j (K_p (q_ref ⊖ q)_j − K_d v_j)` with
     /// `m_j = 1 / (M⁻¹)_jj` the joint's apparent inertia when `inertia_scaled`, so that one
     /// pair of gains (1/s², 1/s) suits joints of very different inertias (a humanoid's
@@ -283,6 +284,10 @@ pub enum Actuation {
         /// Scale each joint's gains by its apparent inertia `1 / (M⁻¹)_jj`. Default `false`.
         #[serde(default)]
         inertia_scaled: bool,
+        /// Offsets (rad or m) added to named joints of the target, so that the PD drives
+        /// them away from where they start (a hand closing). Default none.
+        #[serde(default)]
+        target_offsets: BTreeMap<String, f64>,
     },
 }
 

@@ -16,6 +16,7 @@ use nalgebra::{
     DMatrix, DVector, Isometry3, Quaternion, Translation3, UnitQuaternion, Vector3, Vector6,
 };
 
+use super::controllers::offset_target;
 use super::scenario::{Actuation, Pose, Scenario, ScenarioError, ShapeSpec};
 use crate::collision::{shape_from_geometry, CollisionObject, PairFilter, Shape};
 use crate::dynamics::{self, Data, DynamicsError, MassCholesky};
@@ -170,17 +171,23 @@ impl World {
             .filter(|j| !matches!(j.kind, JointKind::FreeFlyer | JointKind::Universe))
             .map(|j| j.idx_v)
             .collect();
-        let pd = match scenario.actuation {
+        let pd = match &scenario.actuation {
             Actuation::None => None,
             Actuation::Pd {
                 kp,
                 kd,
                 inertia_scaled,
+                target_offsets,
             } => Some(PdController {
-                target: reference,
-                kp,
-                kd,
-                inertia_scaled,
+                target: offset_target(&model, &reference, target_offsets).map_err(|e| {
+                    scenario.invalid(
+                        &format!("actuation.pd.target_offsets.{}", e.joint),
+                        e.message,
+                    )
+                })?,
+                kp: *kp,
+                kd: *kd,
+                inertia_scaled: *inertia_scaled,
             }),
         };
         let force_joints = scenario

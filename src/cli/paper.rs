@@ -1,0 +1,64 @@
+//! `contactbench paper`: the tables and figures of §IV of the contact models paper, each
+//! with its page (paper's numbers beside ours, claims tested on our data).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use contactbench::paper::{experiments, run_paper, Options};
+
+/// Arguments of `contactbench paper`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Output directory (replaced if `contactbench paper` wrote it before).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Experiments to run, comma separated (default: all of them).
+    #[arg(long, value_delimiter = ',')]
+    pub only: Vec<String>,
+    /// The CI size: smaller grids and shorter runs.
+    #[arg(long)]
+    pub quick: bool,
+    /// List the experiments and exit.
+    #[arg(long)]
+    pub list: bool,
+}
+
+/// Runs the experiments; exits with 1 if one of them failed (a claim that does not hold
+/// is a finding on its page, not a failure).
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if args.list {
+        for e in experiments::all() {
+            println!("{:<6} {:<18} {}", e.id(), e.paper_ref(), e.title());
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let options = Options {
+        only: args.only,
+        quick: args.quick,
+    };
+    let outcome = run_paper(&args.out, &options)
+        .with_context(|| format!("paper --out {}", args.out.display()))?;
+    for line in &outcome.lines {
+        match &line.outcome {
+            Ok(page) => {
+                let (held, total) = page.score();
+                println!(
+                    "{:<6} {:<18} {held}/{total} claims hold  ({:.1} s)",
+                    line.id, line.paper_ref, line.seconds
+                );
+            }
+            Err(e) => println!("{:<6} {:<18} ERROR: {e}", line.id, line.paper_ref),
+        }
+    }
+    println!("summary: {}", outcome.summary.display());
+    let errors = outcome.errors();
+    if errors.is_empty() {
+        Ok(ExitCode::SUCCESS)
+    } else {
+        for (id, e) in errors {
+            eprintln!("error: experiment {id}: {e}");
+        }
+        Ok(ExitCode::FAILURE)
+    }
+}

@@ -1,0 +1,319 @@
+//! Section IV of "Contact Models in Robotics: a Comparative Analysis" (Le Lidec et al.),
+//! reproduced: one [`Experiment`] per table and figure (Tab. III, IV; Fig. 9-16), each
+//! defined in one file of [`experiments`] — its scenarios (`scenarios/paper/`), its
+//! parameter grid, what it plots, and which of the paper's numbers and claims it is
+//! compared with. [`run_paper`] runs a selection and writes, per experiment, PNG and SVG
+//! figures, CSV data and a Markdown page (paper's numbers beside ours, the paper's
+//! claims tested on our data), plus a summary page linking them.
+//!
+//! Fig. 17 and 18 (MPC locomotion on flat and bumpy ground) are not reproduced: the
+//! project has no locomotion controller (the paper uses the MPC of its reference [69],
+//! and ContactBench has no script for it), see [`NOT_REPRODUCED`].
+
+pub mod claims;
+pub mod experiments;
+pub mod names;
+pub mod page;
+pub mod protocol;
+pub mod runs;
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use thiserror::Error;
+
+use crate::report::chart::{render, Figure};
+use crate::report::ReportError;
+use crate::simulation::recorder::{write_json, RecordError};
+use crate::simulation::{ScenarioError, SimulationError};
+use crate::solvers::SolverError;
+use page::{summary_markdown, Page, SummaryLine};
+
+/// Why an experiment could not be made.
+#[derive(Debug, Error)]
+pub enum PaperError {
+    /// A scenario of `scenarios/paper/` was refused.
+    #[error(transparent)]
+    Scenario(#[from] ScenarioError),
+    /// A run could not start.
+    #[error(transparent)]
+    Simulation(#[from] SimulationError),
+    /// A solver could not be built.
+    #[error("solver: {0}")]
+    Solver(#[from] SolverError),
+    /// Writing data failed.
+    #[error(transparent)]
+    Record(#[from] RecordError),
+    /// Drawing failed.
+    #[error(transparent)]
+    Report(#[from] ReportError),
+    /// A file could not be written.
+    #[error("{path}: {error}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The error.
+        error: std::io::Error,
+    },
+    /// A run the experiment needs stopped early.
+    #[error("run {run} stopped early: {reason}")]
+    RunFailed {
+        /// Scenario and solver.
+        run: String,
+        /// Why.
+        reason: String,
+    },
+    /// The selection names an unknown experiment.
+    #[error("unknown experiment '{0}' (known: {known})", known = experiments::ids().join(", "))]
+    UnknownExperiment(String),
+    /// The run cache was poisoned by a panic in another experiment.
+    #[error("the run cache is unusable after a panic in another experiment")]
+    CachePoisoned,
+    /// The output directory exists and is not one `contactbench paper` wrote.
+    #[error("{0}: exists, is not empty and has no paper.json; refusing to replace it")]
+    ForeignOutput(String),
+}
+
+/// What the paper shows that is not reproduced, and why.
+pub const NOT_REPRODUCED: [(&str, &str); 2] = [
+    (
+        "Fig. 17 (MPC locomotion of Solo-12 on flat ground)",
+        "needs a locomotion MPC (the paper uses the controller of its reference [69]); the \
+         project has none, and ContactBench's repository has no script for it",
+    ),
+    (
+        "Fig. 18 (MPC locomotion on bumpy, slippery ground)",
+        "same controller; the bumpy height field of ContactBench's create_solo(height_field=True) \
+         is not a geometry the project's collision stage has",
+    ),
+];
+
+/// Where an experiment writes and at which size it runs.
+#[derive(Debug, Clone)]
+pub struct Context {
+    /// The experiment's directory (`OUT/<id>`).
+    pub dir: PathBuf,
+    /// The CI size: smaller grids, shorter runs.
+    pub quick: bool,
+}
+
+impl Context {
+    fn io(path: &Path, error: std::io::Error) -> PaperError {
+        PaperError::Io {
+            path: path.display().to_string(),
+            error,
+        }
+    }
+
+    /// Writes `rows` under `header` as `<name>` (CSV) and returns the file name.
+    pub fn csv(
+        &self,
+        name: &str,
+        header: &[&str],
+        rows: &[Vec<String>],
+    ) -> Result<String, PaperError> {
+        let path = self.dir.join(name);
+        let fail = |error: csv::Error| {
+            PaperError::Record(RecordError::Csv {
+                path: path.display().to_string(),
+                error,
+            })
+        };
+        let mut w = csv::Writer::from_path(&path).map_err(fail)?;
+        w.write_record(header).map_err(fail)?;
+        for row in rows {
+            w.write_record(row).map_err(fail)?;
+        }
+        w.flush().map_err(|e| Self::io(&path, e))?;
+        Ok(name.to_string())
+    }
+
+    /// Draws `figure` as `<stem>.png` and `<stem>.svg` and returns `stem`.
+    pub fn figure(&self, stem: &str, figure: &Figure) -> Result<String, PaperError> {
+        render(figure, &self.dir, stem)?;
+        Ok(stem.to_string())
+    }
+}
+
+/// One table or figure of §IV.
+pub trait Experiment: Sync {
+    /// Short id, as given to `--only` (`tab3`, `fig12`).
+    fn id(&self) -> &'static str;
+    /// Where in the paper (`§IV-B, Tab. III`).
+    fn paper_ref(&self) -> &'static str;
+    /// Title.
+    fn title(&self) -> &'static str;
+    /// Runs the experiment, writes its data and figures into `ctx.dir`, returns its page.
+    fn run(&self, ctx: &Context) -> Result<Page, PaperError>;
+}
+
+/// What to run.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Experiment ids; all when empty.
+    pub only: Vec<String>,
+    /// The CI size.
+    pub quick: bool,
+}
+
+/// The outcome of `run_paper`: where the summary is and each experiment's line.
+#[derive(Debug)]
+pub struct PaperOutcome {
+    /// `OUT/README.md`.
+    pub summary: PathBuf,
+    /// One line per experiment (its page or its error).
+    pub lines: Vec<SummaryLine>,
+}
+
+impl PaperOutcome {
+    /// Experiments that ended in an error (not a claim that does not hold).
+    pub fn errors(&self) -> Vec<(&str, &str)> {
+        self.lines
+            .iter()
+            .filter_map(|l| {
+                l.outcome
+                    .as_ref()
+                    .err()
+                    .map(|e| (l.id.as_str(), e.as_str()))
+            })
+            .collect()
+    }
+}
+
+/// The experiments of `options`, in the paper's order.
+fn selection(options: &Options) -> Result<Vec<&'static dyn Experiment>, PaperError> {
+    let all = experiments::all();
+    if options.only.is_empty() {
+        return Ok(all);
+    }
+    for id in &options.only {
+        if !all.iter().any(|e| e.id() == id.trim()) {
+            return Err(PaperError::UnknownExperiment(id.clone()));
+        }
+    }
+    Ok(all
+        .into_iter()
+        .filter(|e| options.only.iter().any(|id| id.trim() == e.id()))
+        .collect())
+}
+
+/// A directory `contactbench paper` may replace: absent, empty, or one it wrote.
+fn replaceable(dir: &Path) -> bool {
+    !dir.exists()
+        || dir.join("paper.json").is_file()
+        || std::fs::read_dir(dir).is_ok_and(|mut e| e.next().is_none())
+}
+
+/// Runs the selected experiments into `out` (written in a temporary sibling directory,
+/// renamed at the end): `out/<id>/README.md` per experiment with its figures and data,
+/// `out/README.md` the summary, `out/paper.json` the verdicts. An experiment that fails
+/// is reported on the summary and in [`PaperOutcome::errors`]; the others go on.
+pub fn run_paper(out: &Path, options: &Options) -> Result<PaperOutcome, PaperError> {
+    let chosen = selection(options)?;
+    if !replaceable(out) {
+        return Err(PaperError::ForeignOutput(out.display().to_string()));
+    }
+    let name = out
+        .file_name()
+        .map_or_else(|| "paper".into(), |n| n.to_string_lossy().into_owned());
+    let temp = out.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
+    if temp.exists() {
+        std::fs::remove_dir_all(&temp).map_err(|e| Context::io(&temp, e))?;
+    }
+    std::fs::create_dir_all(&temp).map_err(|e| Context::io(&temp, e))?;
+    let result = write_all(&temp, &chosen, options);
+    let lines = match result {
+        Ok(lines) => lines,
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&temp);
+            return Err(e);
+        }
+    };
+    if out.exists() {
+        std::fs::remove_dir_all(out).map_err(|e| Context::io(out, e))?;
+    }
+    std::fs::rename(&temp, out).map_err(|e| Context::io(out, e))?;
+    Ok(PaperOutcome {
+        summary: out.join("README.md"),
+        lines,
+    })
+}
+
+/// Machine-readable verdicts (`paper.json`).
+#[derive(Debug, serde::Serialize)]
+struct Verdicts {
+    quick: bool,
+    experiments: Vec<VerdictLine>,
+}
+
+#[derive(Debug, serde::Serialize)]
+struct VerdictLine {
+    id: String,
+    paper: String,
+    error: Option<String>,
+    claims: Vec<(String, String)>,
+}
+
+fn write_all(
+    dir: &Path,
+    chosen: &[&'static dyn Experiment],
+    options: &Options,
+) -> Result<Vec<SummaryLine>, PaperError> {
+    let mut lines = Vec::new();
+    for experiment in chosen {
+        let ctx = Context {
+            dir: dir.join(experiment.id()),
+            quick: options.quick,
+        };
+        std::fs::create_dir_all(&ctx.dir).map_err(|e| Context::io(&ctx.dir, e))?;
+        let clock = Instant::now();
+        eprintln!("paper: {} ({})", experiment.id(), experiment.paper_ref());
+        let outcome = match catch_unwind(AssertUnwindSafe(|| experiment.run(&ctx))) {
+            Ok(Ok(page)) => {
+                let path = ctx.dir.join("README.md");
+                std::fs::write(&path, page.to_markdown(options.quick))
+                    .map_err(|e| Context::io(&path, e))?;
+                Ok(page)
+            }
+            Ok(Err(e)) => Err(e.to_string()),
+            Err(_) => Err("the experiment panicked".to_string()),
+        };
+        lines.push(SummaryLine {
+            id: experiment.id().into(),
+            paper_ref: experiment.paper_ref().into(),
+            title: experiment.title().into(),
+            outcome,
+            seconds: clock.elapsed().as_secs_f64(),
+        });
+    }
+    let summary = dir.join("README.md");
+    std::fs::write(
+        &summary,
+        summary_markdown(&lines, options.quick, &NOT_REPRODUCED),
+    )
+    .map_err(|e| Context::io(&summary, e))?;
+    let verdicts = Verdicts {
+        quick: options.quick,
+        experiments: lines
+            .iter()
+            .map(|l| VerdictLine {
+                id: l.id.clone(),
+                paper: l.paper_ref.clone(),
+                error: l.outcome.as_ref().err().cloned(),
+                claims: l
+                    .outcome
+                    .as_ref()
+                    .map(|p| {
+                        p.claims
+                            .iter()
+                            .map(|c| (c.claim.clone(), c.verdict.text()))
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+            })
+            .collect(),
+    };
+    write_json(&dir.join("paper.json"), &verdicts)?;
+    Ok(lines)
+}

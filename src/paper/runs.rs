@@ -1,0 +1,164 @@
+//! The paper's scenarios (`scenarios/paper/*.yaml`, embedded in the binary so that
+//! `contactbench paper` runs from anywhere) and runs of them under a protocol.
+
+use rayon::prelude::*;
+
+use super::names::metric;
+use super::protocol::{self, Protocol};
+use super::PaperError;
+use crate::simulation::batch::spec_text;
+use crate::simulation::recorder::{RunRecord, StepRecord};
+use crate::simulation::runner::drive;
+use crate::simulation::{Scenario, Simulator, World};
+use crate::solvers::SolverSpec;
+
+/// A scenario file of `scenarios/paper/`.
+#[derive(Debug, Clone, Copy)]
+pub struct PaperScenario {
+    /// Its path in the repository (used in messages and on the pages).
+    pub file: &'static str,
+    /// Its text.
+    pub text: &'static str,
+}
+
+macro_rules! scenario_file {
+    ($name:literal) => {
+        PaperScenario {
+            file: concat!("scenarios/paper/", $name),
+            text: include_str!(concat!("../../scenarios/paper/", $name)),
+        }
+    };
+}
+
+/// Cube sliding from 1 m/s (Fig. 9, 10, 14, 15; Tab. III, IV).
+pub const CUBE_SLIDE: PaperScenario = scenario_file!("cube_slide.yaml");
+/// Cube under a growing push (Fig. 11).
+pub const CUBE_PUSH: PaperScenario = scenario_file!("cube_push.yaml");
+/// Heavy cube on a light cube (Fig. 12).
+pub const CUBE_STACK: PaperScenario = scenario_file!("cube_stack.yaml");
+/// Solo-12 on four contact points per foot (Fig. 13).
+pub const SOLO_FLAT_FEET: PaperScenario = scenario_file!("solo_flat_feet.yaml");
+/// Solo-12 pushed (Fig. 16).
+pub const SOLO_PUSH: PaperScenario = scenario_file!("solo_push.yaml");
+/// Talos pushed (Fig. 16).
+pub const TALOS_PUSH: PaperScenario = scenario_file!("talos_push.yaml");
+/// A ball dropped into the closing Allegro hand (Fig. 16).
+pub const ALLEGRO_BALL: PaperScenario = scenario_file!("allegro_ball.yaml");
+
+impl PaperScenario {
+    /// Parses the scenario with `path=value` overrides.
+    pub fn load(&self, overrides: &[String]) -> Result<Scenario, PaperError> {
+        Ok(Scenario::from_yaml(
+            self.text,
+            std::path::Path::new(self.file),
+            overrides,
+        )?)
+    }
+
+    /// The scenario's solvers, in file order.
+    pub fn solvers(&self) -> Result<Vec<SolverSpec>, PaperError> {
+        Ok(self.load(&[])?.solver_specs())
+    }
+}
+
+/// One run of an experiment.
+#[derive(Debug, Clone)]
+pub struct Run {
+    /// Label on plots and in tables.
+    pub label: String,
+    /// The scenario, overrides applied.
+    pub scenario: Scenario,
+    /// The solver.
+    pub spec: SolverSpec,
+    /// How the solver is run.
+    pub protocol: Protocol,
+}
+
+impl Run {
+    /// A run labelled by the solver's text.
+    pub fn new(scenario: Scenario, spec: SolverSpec, protocol: Protocol) -> Self {
+        Self {
+            label: spec_text(&spec),
+            scenario,
+            spec,
+            protocol,
+        }
+    }
+
+    /// The same run with another label.
+    pub fn labelled(mut self, label: impl Into<String>) -> Self {
+        self.label = label.into();
+        self
+    }
+}
+
+/// Simulates a run to its duration. A step that fails ends the run: the record keeps the
+/// steps before and says why (`failure`). ContactBench's protocol solves every step
+/// cold, as its `cube.py` does.
+pub fn simulate(run: &Run) -> Result<RunRecord, PaperError> {
+    let scenario = &run.scenario;
+    let world = World::build(scenario)?;
+    let solver = protocol::build(&run.spec, &run.protocol)?;
+    let mut params = scenario.step_parameters();
+    if matches!(run.protocol, Protocol::ContactBench(_)) {
+        params.warm_start = false;
+    }
+    let sim = Simulator::new(world, solver, params, scenario.external_forces.clone());
+    let mut record = RunRecord::default();
+    record.failure = drive(scenario, sim, &run.label, &mut record)?;
+    Ok(record)
+}
+
+/// Simulates every run, in parallel unless `sequential` (timings), results in order.
+pub fn simulate_all(runs: &[Run], sequential: bool) -> Vec<Result<RunRecord, PaperError>> {
+    if sequential {
+        runs.iter().map(simulate).collect()
+    } else {
+        runs.par_iter().map(simulate).collect()
+    }
+}
+
+/// The steps after the initial state.
+pub fn solved_steps(record: &RunRecord) -> &[StepRecord] {
+    record.steps.get(1..).unwrap_or(&[])
+}
+
+/// `(t, metric)` per step, NaN at steps without contacts (a gap when plotted).
+pub fn metric_series(record: &RunRecord, name: &str) -> Vec<(f64, f64)> {
+    solved_steps(record)
+        .iter()
+        .map(|s| {
+            let value = if s.contacts.is_empty() {
+                f64::NAN
+            } else {
+                metric(&s.metrics, name).unwrap_or(f64::NAN)
+            };
+            (s.time, value)
+        })
+        .collect()
+}
+
+/// Steps whose solver did not converge.
+pub fn unconverged(record: &RunRecord) -> usize {
+    record.steps.iter().filter(|s| !s.converged).count()
+}
+
+/// The largest value of a metric over the steps with contacts (NaN if none).
+pub fn max_metric(record: &RunRecord, name: &str) -> f64 {
+    metric_series(record, name)
+        .into_iter()
+        .map(|(_, v)| v)
+        .filter(|v| !v.is_nan())
+        .fold(f64::NAN, f64::max)
+}
+
+/// The record's failure as an error, for experiments that need complete runs.
+pub fn complete(record: RunRecord) -> Result<RunRecord, PaperError> {
+    match &record.failure {
+        Some(reason) => Err(PaperError::RunFailed {
+            run: format!("{} / {}", record.scenario, record.solver),
+            reason: reason.clone(),
+        }),
+        None => Ok(record),
+    }
+}
