@@ -2,6 +2,7 @@
 //! library.
 
 mod batch;
+mod bench_step;
 mod collision_bench;
 mod common;
 mod dump;
@@ -42,6 +43,8 @@ enum Command {
     Report(report::Args),
     /// Write the contact problem of a scenario at a given step as a problem file.
     Dump(dump::Args),
+    /// µs per whole simulation step and per stage (median after settling).
+    BenchStep(bench_step::Args),
     /// GJK vanilla / Polyak / Nesterov iterations and times per distance bucket.
     CollisionBench(collision_bench::Args),
 }
@@ -57,6 +60,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Batch(args) => batch::run(args),
         Command::Report(args) => report::run(args),
         Command::Dump(args) => dump::run(args),
+        Command::BenchStep(args) => bench_step::run(args),
         Command::CollisionBench(args) => collision_bench::run(args),
     }
 }

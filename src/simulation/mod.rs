@@ -8,6 +8,7 @@ pub mod runner;
 pub mod scenario;
 pub mod step;
 pub mod sweep;
+pub mod timing;
 pub mod world;
 
 pub use params::StepParameters;

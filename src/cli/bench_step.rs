@@ -1,0 +1,138 @@
+//! `contactbench bench-step`: µs per whole simulation step of a scenario and the per-stage
+//! split (median over repeated blocks of steps after settling), with the machine noted, as
+//! text or JSON (for `tools/mujoco_step.py`, which times MuJoCo on the same robot).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use contactbench::simulation::runner::simulator;
+use contactbench::simulation::timing::{bench_steps, StepBenchReport, StepBenchSettings};
+use serde::Serialize;
+
+use super::common::{load_scenarios, parse_solvers};
+
+/// Arguments of `contactbench bench-step`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The scenario file (YAML).
+    pub scenario: PathBuf,
+    /// The solver, e.g. `ncp-admm:eps_abs=1e-6`.
+    #[arg(long, default_value = "ncp-admm")]
+    pub solver: String,
+    /// Steps per timed block.
+    #[arg(long, default_value_t = 1000)]
+    pub steps: usize,
+    /// Timed blocks (the median is reported).
+    #[arg(long, default_value_t = 7)]
+    pub repeats: usize,
+    /// Untimed steps before the first block.
+    #[arg(long, default_value_t = 200)]
+    pub settle: usize,
+    /// Change a scenario value first, `path=value` (repeatable), e.g.
+    /// `--set external_forces=[]`.
+    #[arg(long = "set")]
+    pub overrides: Vec<String>,
+    /// Print one JSON object instead of the table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The machine the figures come from.
+#[derive(Debug, Serialize)]
+struct Machine {
+    cpu: String,
+    cores: usize,
+    load_average: String,
+}
+
+fn machine() -> Machine {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|text| {
+            text.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, name)| name.trim().to_string())
+        })
+        .unwrap_or_else(|| std::env::consts::ARCH.to_string());
+    let load_average = std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "unknown".into());
+    Machine {
+        cpu,
+        cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        load_average,
+    }
+}
+
+#[derive(Debug, Serialize)]
+struct Output<'a> {
+    scenario: &'a str,
+    solver: &'a str,
+    machine: Machine,
+    #[serde(flatten)]
+    report: &'a StepBenchReport,
+}
+
+/// Runs the command.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let scenario = load_scenarios(std::slice::from_ref(&args.scenario), &args.overrides)?.remove(0);
+    let spec = parse_solvers(std::slice::from_ref(&args.solver))?
+        .and_then(|mut v| v.pop())
+        .context("--solver")?;
+    anyhow::ensure!(args.steps >= 1, "--steps must be at least 1");
+    anyhow::ensure!(args.repeats >= 1, "--repeats must be at least 1");
+    let mut sim = simulator(&scenario, &spec)?;
+    let settings = StepBenchSettings {
+        settle: args.settle,
+        steps: args.steps,
+        repeats: args.repeats,
+    };
+    let report = bench_steps(&mut sim, &settings)?;
+    let output = Output {
+        scenario: &scenario.name,
+        solver: &args.solver,
+        machine: machine(),
+        report: &report,
+    };
+    if args.json {
+        println!("{}", serde_json::to_string(&output)?);
+    } else {
+        print_table(&output);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_table(out: &Output<'_>) {
+    let r = out.report;
+    let s = &r.stages_us;
+    println!(
+        "{} with {}: {} blocks of {} steps after {} settling steps",
+        out.scenario, out.solver, r.repeats, r.steps, r.settle
+    );
+    println!(
+        "machine: {} ({} cores, load average {})",
+        out.machine.cpu, out.machine.cores, out.machine.load_average
+    );
+    println!(
+        "contacts per step {:.2}, solver iterations per step {:.2}, steps not converged {}",
+        r.contacts, r.iterations, r.not_converged
+    );
+    println!("| stage | µs per step (median) |");
+    println!("|---|---|");
+    for (name, value) in [
+        ("dynamics", s.dynamics),
+        ("collision", s.collision),
+        ("assembly", s.assembly),
+        ("solve", s.solve),
+        ("integration + metrics", s.integration),
+        ("other (record, clocks)", s.other),
+    ] {
+        println!("| {name} | {value:.3} |");
+    }
+    println!(
+        "| **whole step** | **{:.3}** (blocks {:.3} to {:.3}) |",
+        r.step_us, r.step_us_range[0], r.step_us_range[1]
+    );
+}
