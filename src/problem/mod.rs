@@ -118,6 +118,41 @@ impl ContactProblem {
         })
     }
 
+    /// The simulator's door: a problem assembled as `G = J M⁻¹ Jᵀ`, symmetric and PSD by
+    /// construction, is checked for sizes and finiteness only (no symmetry test, no
+    /// eigen-decomposition); files and users go through [`ContactProblem::new`].
+    pub fn from_assembly(
+        delassus: DMatrix<f64>,
+        free_velocity: DVector<f64>,
+        mu: DVector<f64>,
+        compliance: Option<DVector<f64>>,
+    ) -> Result<Self, ProblemError> {
+        let n = mu.len();
+        let dim = 3 * n;
+        if delassus.nrows() != dim || delassus.ncols() != dim {
+            return Err(ProblemError::Size {
+                field: "G",
+                expected: format!("{dim}x{dim} (3 x {n} contacts)"),
+                got: format!("{}x{}", delassus.nrows(), delassus.ncols()),
+            });
+        }
+        check_size("g", dim, free_velocity.len())?;
+        check_finite_vector("mu", &mu)?;
+        check_finite_matrix("G", &delassus)?;
+        check_finite_vector("g", &free_velocity)?;
+        if let Some(r) = &compliance {
+            check_size("R", dim, r.len())?;
+            check_finite_vector("R", r)?;
+        }
+        Ok(Self {
+            delassus,
+            free_velocity,
+            mu,
+            compliance,
+            jacobian: None,
+        })
+    }
+
     /// Attaches the contact Jacobian `J` (`3n × nv`), used by metrics such as the
     /// internal-force norm.
     pub fn with_jacobian(mut self, jacobian: DMatrix<f64>) -> Result<Self, ProblemError> {
