@@ -68,6 +68,21 @@ const SYMMETRY_TOLERANCE: f64 = 1e-9;
 /// Relative tolerance on negative eigenvalues of `G`.
 const PSD_TOLERANCE: f64 = 1e-9;
 
+/// The buffers of a [`ContactProblem`], from [`ContactProblem::into_parts`].
+#[derive(Debug, Clone, Default)]
+pub struct ProblemParts {
+    /// `G`.
+    pub delassus: DMatrix<f64>,
+    /// `g`.
+    pub free_velocity: DVector<f64>,
+    /// `μ`.
+    pub mu: DVector<f64>,
+    /// `R`, if any.
+    pub compliance: Option<DVector<f64>>,
+    /// `J`, if attached.
+    pub jacobian: Option<DMatrix<f64>>,
+}
+
 /// A validated contact problem.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ContactProblem {
@@ -166,6 +181,18 @@ impl ContactProblem {
         check_finite_matrix("J", &jacobian)?;
         self.jacobian = Some(jacobian);
         Ok(self)
+    }
+
+    /// Takes the problem apart, so that a simulator can refill the same buffers at its
+    /// next step instead of allocating new ones.
+    pub fn into_parts(self) -> ProblemParts {
+        ProblemParts {
+            delassus: self.delassus,
+            free_velocity: self.free_velocity,
+            mu: self.mu,
+            compliance: self.compliance,
+            jacobian: self.jacobian,
+        }
     }
 
     /// Number of contacts `n`.
