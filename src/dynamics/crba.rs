@@ -19,6 +19,12 @@ pub fn crba<'d>(
     check_data(model, data)?;
     check_configuration(model, q)?;
     update_placements(model, data, q);
+    crba_at_placements(model, data);
+    Ok(&data.mass_matrix)
+}
+
+/// [`crba()`] once `data.o_m_i` holds the placements at `q`.
+pub(crate) fn crba_at_placements(model: &Model, data: &mut Data) {
     for (i, joint) in model.joints.iter().enumerate().skip(1) {
         let o_m_i = &data.o_m_i[i];
         data.ycrb[i] = transform_inertia(&model.inertias[i], o_m_i).matrix();
@@ -52,7 +58,6 @@ pub fn crba<'d>(
             ancestors[p] += &rest[0];
         }
     }
-    Ok(&data.mass_matrix)
 }
 
 /// `M[j, col] = M[col, j] = S_jᵀ F` for joint `i` and all its ancestors `j`.

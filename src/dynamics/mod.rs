@@ -9,27 +9,34 @@
 //! local frame, gravity `(0, 0, −9.81)` m/s².
 
 pub mod aba;
+pub mod all_terms;
 pub mod cholesky;
 pub mod crba;
 pub mod energy;
 pub mod integrate;
 pub mod jacobian;
 pub mod kinematics;
+pub mod ltdl;
 pub mod rnea;
 pub mod spatial;
 
-use nalgebra::{DMatrix, DVector, Isometry3, Matrix6, Vector6};
+use nalgebra::{DMatrix, DVector, Isometry3, Matrix6, Vector3, Vector6};
 use thiserror::Error;
 
 use crate::model::{JointKind, Model, ModelError};
 
 pub use aba::aba;
+pub use all_terms::mass_matrix_and_bias;
 pub use cholesky::MassCholesky;
 pub use crba::crba;
 pub use energy::{kinetic_energy, potential_energy};
-pub use integrate::{difference, integrate};
-pub use jacobian::{frame_jacobian, point_jacobian_world, point_jacobian_world_into};
+pub use integrate::{difference, difference_into, integrate, integrate_into};
+pub use jacobian::{
+    add_point_force, add_point_jacobian_rows, frame_jacobian, point_jacobian_world,
+    point_jacobian_world_into,
+};
 pub use kinematics::forward_kinematics;
+pub use ltdl::MassLtdl;
 pub use rnea::{generalized_gravity, nonlinear_effects, rnea};
 pub use spatial::Se3;
 
@@ -172,6 +179,17 @@ impl Data {
             d_inv: vec![0.0; n],
             u_tau: vec![Vector6::zeros(); n],
         }
+    }
+
+    /// World placement `oMi` of joint `joint`'s frame as last refreshed by
+    /// [`forward_kinematics`], [`crba()`] or [`mass_matrix_and_bias`] (panics if out of range).
+    pub fn joint_placement(&self, joint: usize) -> &Se3 {
+        &self.o_m_i[joint]
+    }
+
+    /// World position of joint `joint`'s origin (see [`Data::joint_placement`]).
+    pub fn joint_position(&self, joint: usize) -> Vector3<f64> {
+        self.o_m_i[joint].trans
     }
 
     /// World placement of a frame (after [`forward_kinematics`]).
