@@ -13,11 +13,22 @@
 //!   is detected (inside the margin, or after at most one step of penetration), an error
 //!   on the height of at most one step of travel, and no energy is added;
 //! - compliance: `R = r I` (paper §II).
+//!
+//! Two implementations: [`assemble`], dense, from a Cholesky factor of `M` (the reference),
+//! and [`ContactAssembly`], the simulator's, through the kinematic tree as Pinocchio does:
+//! with the LTDL factorization `M = Lᵀ D L` of [`crate::dynamics::MassLtdl`] and `Y = L⁻ᵀ Jᵀ`,
+//! `G = Yᵀ D⁻¹ Y`. A contact's Jacobian rows are zero outside the dofs of the chains from
+//! its two bodies to the root (its *support*), `L⁻ᵀ` keeps a vector on its support, so each
+//! column of `Y` costs a walk up those chains and `G_rs` a sum over the support of `r`'s
+//! contact; `M⁻¹ Jᵀ` is never formed: the velocity change `M⁻¹ Jᵀ λ = L⁻¹ D⁻¹ (Y λ)` is one
+//! sweep after the solve. [`ContactAssembly`] keeps its buffers between steps (no
+//! allocation while the number of contacts stays the same) and hands the problem out
+//! through [`ContactProblem::from_assembly`] (sizes and finiteness only).
 
 use nalgebra::{DMatrix, DVector};
 
-use super::{ContactProblem, ProblemError};
-use crate::dynamics::{DynamicsError, MassCholesky};
+use super::{ContactProblem, ProblemError, ProblemParts};
+use crate::dynamics::{DynamicsError, MassCholesky, MassLtdl};
 use crate::simulation::params::StepParameters;
 
 /// What the bias `b` needs to know about one contact.
@@ -51,6 +62,28 @@ pub fn free_velocity(
     dt: f64,
 ) -> Result<DVector<f64>, DynamicsError> {
     Ok(v + mass.solve(generalized_force)? * dt)
+}
+
+/// `out = Δt M⁻¹ f` through the LTDL factor of `M`, so that `v_f = v + out` (paper eq. 2,
+/// as [`free_velocity`]). No allocation.
+pub fn free_velocity_change(
+    mass: &MassLtdl,
+    generalized_force: &DVector<f64>,
+    dt: f64,
+    out: &mut DVector<f64>,
+) -> Result<(), DynamicsError> {
+    if out.len() != generalized_force.len() {
+        return Err(DynamicsError::WrongSize {
+            name: "free velocity",
+            dim: "nv",
+            expected: generalized_force.len(),
+            got: out.len(),
+        });
+    }
+    out.copy_from(generalized_force);
+    mass.solve_in_place(out.as_mut_slice())?;
+    *out *= dt;
+    Ok(())
 }
 
 /// Normal bias `b_N` of one contact (design.md §1).
@@ -122,6 +155,257 @@ fn delassus_and_minv_jt(
     let delassus = x.transpose() * &x;
     let minv_jt = l.tr_solve_lower_triangular_unchecked(&x);
     (delassus, minv_jt)
+}
+
+/// The simulator's workspace for the assembly through the kinematic tree (module docs).
+///
+/// Per step: [`ContactAssembly::begin`] with the number of contacts, fill
+/// [`ContactAssembly::jacobian_mut`] and declare each contact's support with
+/// [`ContactAssembly::push_support`], then [`ContactAssembly::assemble`]; after the solve,
+/// [`ContactAssembly::velocity_change`]; give the problem back with
+/// [`ContactAssembly::recycle`] before the next [`ContactAssembly::begin`].
+#[derive(Debug, Clone, Default)]
+pub struct ContactAssembly {
+    nv: usize,
+    n: usize,
+    /// `J` (`3n × nv`); lent to the problem when it carries `J`.
+    jacobian: DMatrix<f64>,
+    /// Supports of the contacts, concatenated, each in decreasing dof order.
+    support: Vec<usize>,
+    /// Contact `i`'s support is `support[offsets[i]..offsets[i + 1]]`.
+    offsets: Vec<usize>,
+    /// Scratch marks, one per dof.
+    marked: Vec<bool>,
+    /// `Y = L⁻ᵀ Jᵀ` (`nv × 3n`).
+    y: DMatrix<f64>,
+    /// Buffers of the previous step's problem.
+    parts: ProblemParts,
+}
+
+impl ContactAssembly {
+    /// A workspace for a model with `nv` dofs.
+    pub fn new(nv: usize) -> Self {
+        Self {
+            nv,
+            jacobian: DMatrix::zeros(0, nv),
+            offsets: vec![0],
+            marked: vec![false; nv],
+            y: DMatrix::zeros(nv, 0),
+            ..Default::default()
+        }
+    }
+
+    /// Starts a step with `n` contacts: `J` zeroed (`3n × nv`), no support declared.
+    pub fn begin(&mut self, n: usize) {
+        self.n = n;
+        resize_zeroed(&mut self.jacobian, 3 * n, self.nv);
+        self.support.clear();
+        self.offsets.clear();
+        self.offsets.push(0);
+    }
+
+    /// `J` (`3n × nv`), rows `[t1, t2, n]` per contact, for the caller to fill.
+    pub fn jacobian_mut(&mut self) -> &mut DMatrix<f64> {
+        &mut self.jacobian
+    }
+
+    /// Declares the support of the next contact (in order): the dofs of the chains from
+    /// each given dof to the root (`None` for a body welded to the world), in the tree of
+    /// `factor`. Its Jacobian rows must be zero elsewhere.
+    pub fn push_support(&mut self, factor: &MassLtdl, tops: &[Option<usize>]) {
+        let start = self.support.len();
+        for top in tops {
+            let mut k = *top;
+            while let Some(dof) = k.filter(|&d| d < self.nv) {
+                if self.marked[dof] {
+                    break;
+                }
+                self.marked[dof] = true;
+                self.support.push(dof);
+                k = factor.parent(dof);
+            }
+        }
+        let chain = &mut self.support[start..];
+        chain.sort_unstable_by(|a, b| b.cmp(a));
+        for &dof in chain.iter() {
+            self.marked[dof] = false;
+        }
+        self.offsets.push(self.support.len());
+    }
+
+    /// The support of contact `i` (decreasing dofs).
+    fn support_of(&self, i: usize) -> &[usize] {
+        &self.support[self.offsets[i]..self.offsets[i + 1]]
+    }
+
+    /// `(J x)_r` for row `r` (on its contact's support).
+    pub fn row_times(&self, r: usize, x: &DVector<f64>) -> f64 {
+        self.support_of(r / 3)
+            .iter()
+            .map(|&k| self.jacobian[(r, k)] * x[k])
+            .sum()
+    }
+
+    /// Assembles `(G, g, μ, R)` (module docs) from the factor of `M` and `v_f`; the
+    /// problem carries `J` when `attach_jacobian` (for the internal-force metric).
+    pub fn assemble(
+        &mut self,
+        factor: &MassLtdl,
+        free_velocity: &DVector<f64>,
+        contacts: &[ContactState],
+        params: &StepParameters,
+        attach_jacobian: bool,
+    ) -> Result<ContactProblem, ProblemError> {
+        let (n, nv) = (self.n, self.nv);
+        if contacts.len() != n || self.offsets.len() != n + 1 {
+            return Err(ProblemError::Size {
+                field: "contacts",
+                expected: format!("{n} states and supports"),
+                got: format!(
+                    "{} states, {} supports",
+                    contacts.len(),
+                    self.offsets.len() - 1
+                ),
+            });
+        }
+        if free_velocity.len() != nv || factor.dim() != nv {
+            return Err(ProblemError::Size {
+                field: "v_f",
+                expected: nv.to_string(),
+                got: format!(
+                    "{} (factor of dimension {})",
+                    free_velocity.len(),
+                    factor.dim()
+                ),
+            });
+        }
+        self.fill_y(factor)?;
+        let mut delassus = std::mem::take(&mut self.parts.delassus);
+        resize_zeroed(&mut delassus, 3 * n, 3 * n);
+        self.fill_delassus(factor.inverse_d(), &mut delassus);
+        let mut g = std::mem::take(&mut self.parts.free_velocity);
+        resize_vector(&mut g, 3 * n);
+        for r in 0..3 * n {
+            g[r] = self.row_times(r, free_velocity);
+        }
+        for (i, contact) in contacts.iter().enumerate() {
+            g[3 * i + 2] += normal_bias(contact, params);
+        }
+        let mut mu = std::mem::take(&mut self.parts.mu);
+        resize_vector(&mut mu, n);
+        for (m, c) in mu.iter_mut().zip(contacts) {
+            *m = c.mu;
+        }
+        let compliance = (params.compliance > 0.0).then(|| {
+            let mut r = self.parts.compliance.take().unwrap_or_default();
+            resize_vector(&mut r, 3 * n);
+            r.fill(params.compliance);
+            r
+        });
+        let problem = ContactProblem::from_assembly(delassus, g, mu, compliance)?;
+        if attach_jacobian {
+            problem.with_jacobian(std::mem::take(&mut self.jacobian))
+        } else {
+            Ok(problem)
+        }
+    }
+
+    /// `Y = L⁻ᵀ Jᵀ`, column by column on each contact's support.
+    fn fill_y(&mut self, factor: &MassLtdl) -> Result<(), ProblemError> {
+        let (n, nv) = (self.n, self.nv);
+        resize_zeroed(&mut self.y, nv, 3 * n);
+        for i in 0..n {
+            let (from, to) = (self.offsets[i], self.offsets[i + 1]);
+            for r in 3 * i..3 * i + 3 {
+                let column = &mut self.y.as_mut_slice()[r * nv..(r + 1) * nv];
+                for &k in &self.support[from..to] {
+                    column[k] = self.jacobian[(r, k)];
+                }
+                factor
+                    .solve_lt_on(column, &self.support[from..to])
+                    .map_err(|e| ProblemError::Size {
+                        field: "M",
+                        expected: format!("a factor of dimension {nv}"),
+                        got: e.to_string(),
+                    })?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `G_rs = Σ_k Y_kr Y_ks / D_k` over the support of `r`'s contact (zero elsewhere in
+    /// column `r`), upper blocks computed and mirrored.
+    fn fill_delassus(&self, inverse_d: &[f64], delassus: &mut DMatrix<f64>) {
+        let (n, nv) = (self.n, self.nv);
+        let y = self.y.as_slice();
+        for a in 0..n {
+            let support = self.support_of(a);
+            for r in 3 * a..3 * a + 3 {
+                let yr = &y[r * nv..(r + 1) * nv];
+                for s in r..3 * n {
+                    let ys = &y[s * nv..(s + 1) * nv];
+                    let value: f64 = support.iter().map(|&k| yr[k] * ys[k] * inverse_d[k]).sum();
+                    delassus[(r, s)] = value;
+                    delassus[(s, r)] = value;
+                }
+            }
+        }
+    }
+
+    /// `out = M⁻¹ Jᵀ λ = L⁻¹ D⁻¹ (Y λ)` (`nv`), so that `v⁺ = v_f + out`.
+    pub fn velocity_change(
+        &self,
+        factor: &MassLtdl,
+        lambda: &DVector<f64>,
+        out: &mut DVector<f64>,
+    ) -> Result<(), DynamicsError> {
+        let nv = self.nv;
+        if lambda.len() != 3 * self.n || out.len() != nv {
+            return Err(DynamicsError::WrongSize {
+                name: "lambda",
+                dim: "3 x contacts",
+                expected: 3 * self.n,
+                got: lambda.len(),
+            });
+        }
+        out.fill(0.0);
+        let y = self.y.as_slice();
+        for i in 0..self.n {
+            for r in 3 * i..3 * i + 3 {
+                let l = lambda[r];
+                for &k in self.support_of(i) {
+                    out[k] += y[r * nv + k] * l;
+                }
+            }
+        }
+        factor.solve_dl_in_place(out.as_mut_slice())
+    }
+
+    /// Takes back the buffers of a problem this workspace assembled (and `J`, if the
+    /// problem carried it).
+    pub fn recycle(&mut self, problem: ContactProblem) {
+        let mut parts = problem.into_parts();
+        if let Some(jacobian) = parts.jacobian.take() {
+            self.jacobian = jacobian;
+        }
+        self.parts = parts;
+    }
+}
+
+/// Gives `m` the shape `rows × cols` (reallocating only when the shape changes), zeroed.
+fn resize_zeroed(m: &mut DMatrix<f64>, rows: usize, cols: usize) {
+    if m.shape() == (rows, cols) {
+        m.fill(0.0);
+    } else {
+        *m = DMatrix::zeros(rows, cols);
+    }
+}
+
+/// Gives `v` the length `len` (reallocating only when it changes).
+fn resize_vector(v: &mut DVector<f64>, len: usize) {
+    if v.len() != len {
+        *v = DVector::zeros(len);
+    }
 }
 
 #[cfg(test)]
