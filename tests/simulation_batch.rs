@@ -54,6 +54,7 @@ fn free_fall(scenario: &Scenario, spec: &SolverSpec) -> Result<RunRecord, String
                 status: "converged".into(),
                 converged: true,
                 timings: Default::default(),
+                collision: Default::default(),
             }
         })
         .collect();

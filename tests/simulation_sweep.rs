@@ -37,6 +37,7 @@ fn offset_run(scenario: &Scenario, spec: &SolverSpec) -> Result<RunRecord, Strin
                 status: "no contact".into(),
                 converged: true,
                 timings: Default::default(),
+                collision: Default::default(),
             }
         })
         .collect();

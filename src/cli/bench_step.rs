@@ -6,8 +6,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use contactbench::simulation::runner::simulator;
+use contactbench::simulation::export::describe;
 use contactbench::simulation::timing::{bench_steps, StepBenchReport, StepBenchSettings};
+use contactbench::simulation::StepMetrics;
 use serde::Serialize;
 
 use super::common::{load_scenarios, parse_solvers};
@@ -26,16 +27,51 @@ pub struct Args {
     /// Timed blocks (the median is reported).
     #[arg(long, default_value_t = 7)]
     pub repeats: usize,
-    /// Untimed steps before the first block.
+    /// Untimed steps before each block (each block starts from the initial state).
     #[arg(long, default_value_t = 200)]
     pub settle: usize,
     /// Change a scenario value first, `path=value` (repeatable), e.g.
     /// `--set external_forces=[]`.
     #[arg(long = "set")]
     pub overrides: Vec<String>,
+    /// Contact metrics of each recorded step: `all`, `no-internal-forces` (no SVD of J)
+    /// or `none`.
+    #[arg(long, value_enum, default_value_t = Metrics::All)]
+    pub metrics: Metrics,
+    /// Time the step alone (`Simulator::advance`: no record, no metric, no energy)
+    /// instead of the recorded step a run takes.
+    #[arg(long)]
+    pub no_record: bool,
+    /// Print the simulated world as JSON (robot URDF, joints, initial state, contact
+    /// spheres, bodies, PD gains, M(q0)) instead of timing: what `tools/mujoco_step.py`
+    /// rebuilds in MuJoCo.
+    #[arg(long)]
+    pub describe: bool,
     /// Print one JSON object instead of the table.
     #[arg(long)]
     pub json: bool,
+}
+
+/// `--metrics` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Metrics {
+    /// Every metric, internal forces included.
+    All,
+    /// Every metric but the internal forces.
+    NoInternalForces,
+    /// No contact metric.
+    None,
+}
+
+impl From<Metrics> for StepMetrics {
+    fn from(m: Metrics) -> Self {
+        match m {
+            Metrics::All => StepMetrics::All,
+            Metrics::NoInternalForces => StepMetrics::WithoutInternalForces,
+            Metrics::None => StepMetrics::None,
+        }
+    }
 }
 
 /// The machine the figures come from.
@@ -70,6 +106,8 @@ fn machine() -> Machine {
 struct Output<'a> {
     scenario: &'a str,
     solver: &'a str,
+    metrics: Metrics,
+    recorded: bool,
     machine: Machine,
     #[serde(flatten)]
     report: &'a StepBenchReport,
@@ -78,21 +116,27 @@ struct Output<'a> {
 /// Runs the command.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let scenario = load_scenarios(std::slice::from_ref(&args.scenario), &args.overrides)?.remove(0);
+    if args.describe {
+        println!("{}", serde_json::to_string(&describe(&scenario)?)?);
+        return Ok(ExitCode::SUCCESS);
+    }
     let spec = parse_solvers(std::slice::from_ref(&args.solver))?
         .and_then(|mut v| v.pop())
         .context("--solver")?;
     anyhow::ensure!(args.steps >= 1, "--steps must be at least 1");
     anyhow::ensure!(args.repeats >= 1, "--repeats must be at least 1");
-    let mut sim = simulator(&scenario, &spec)?;
     let settings = StepBenchSettings {
         settle: args.settle,
         steps: args.steps,
         repeats: args.repeats,
+        record: !args.no_record,
     };
-    let report = bench_steps(&mut sim, &settings)?;
+    let report = bench_steps(&scenario, &spec, args.metrics.into(), &settings)?;
     let output = Output {
         scenario: &scenario.name,
         solver: &args.solver,
+        metrics: args.metrics,
+        recorded: !args.no_record,
         machine: machine(),
         report: &report,
     };
@@ -107,8 +151,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 fn print_table(out: &Output<'_>) {
     let r = out.report;
     let s = &r.stages_us;
+    let what = if out.recorded {
+        format!("recorded steps, metrics {:?}", out.metrics)
+    } else {
+        "steps without record".to_string()
+    };
     println!(
-        "{} with {}: {} blocks of {} steps after {} settling steps",
+        "{} with {}, {what}: {} blocks of {} steps, each after {} settling steps",
         out.scenario, out.solver, r.repeats, r.steps, r.settle
     );
     println!(
@@ -116,8 +165,9 @@ fn print_table(out: &Output<'_>) {
         out.machine.cpu, out.machine.cores, out.machine.load_average
     );
     println!(
-        "contacts per step {:.2}, solver iterations per step {:.2}, steps not converged {}",
-        r.contacts, r.iterations, r.not_converged
+        "contacts per step {:.2}, solver iterations per step {:.2}, steps not converged {}, \
+         collision queries not converged {}",
+        r.contacts, r.iterations, r.not_converged, r.collision_not_converged
     );
     println!("| stage | µs per step (median) |");
     println!("|---|---|");

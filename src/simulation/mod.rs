@@ -1,6 +1,7 @@
 //! Time stepping, scenarios, recording, sweeps and batches.
 
 pub mod batch;
+pub mod export;
 pub mod output;
 pub mod params;
 pub mod recorder;
@@ -14,5 +15,5 @@ pub mod world;
 pub use params::StepParameters;
 pub use runner::{simulate, SimulationError};
 pub use scenario::{Scenario, ScenarioError};
-pub use step::{Simulator, StepError};
+pub use step::{Simulator, StepError, StepMetrics, StepSummary};
 pub use world::World;

@@ -11,6 +11,7 @@ use nalgebra::DVector;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use crate::collision::DetectionOutcomes;
 use crate::metrics::energy::MechanicalEnergy;
 use crate::metrics::ProblemMetrics;
 
@@ -119,6 +120,8 @@ pub struct StepRecord {
     pub converged: bool,
     /// Wall time per stage.
     pub timings: StageTimings,
+    /// Collision queries of the step, and those that hit an iteration cap.
+    pub collision: DetectionOutcomes,
 }
 
 /// A whole run of one scenario with one solver.

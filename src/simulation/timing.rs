@@ -1,29 +1,50 @@
 //! Timing whole simulation steps (`contactbench bench-step`): µs per step and per stage,
-//! the median over repeated blocks of steps, after the simulation has settled.
+//! the median over repeated blocks of steps, each block taken from the same settled state.
 //!
-//! Each repeat times a block of `steps` consecutive steps with one wall clock (the total)
-//! and sums the per-stage clocks of the step records ([`StageTimings`]); the report keeps
-//! the median over the repeats of each, so that a block disturbed by another process on a
-//! shared machine does not move the figure. The per-stage medians need not add up to the
-//! total's median; `other` is what the stage clocks do not cover (recording, the clocks).
+//! Each repeat builds the simulator afresh, takes `settle` untimed steps, then times a
+//! block of `steps` consecutive steps with one wall clock (the total) and sums the
+//! per-stage clocks of the steps ([`StageTimings`]): every block times the same simulated
+//! interval, and a robot that would eventually wander off (or fall) in a long run is not
+//! timed there. The report keeps the median over the repeats of each figure, so that a
+//! block disturbed by another process on a shared machine does not move it. The
+//! per-stage medians need not add up to the total's median; `other` is what the stage
+//! clocks do not cover (the record, the clocks themselves).
 
 use std::time::Instant;
 
 use serde::Serialize;
+use thiserror::Error;
 
 use super::recorder::StageTimings;
-use super::step::{Simulator, StepError};
+use super::runner::{simulator, SimulationError};
+use super::scenario::Scenario;
+use super::step::{StepError, StepMetrics, StepSummary};
+use crate::solvers::SolverSpec;
+
+/// Why a measurement stopped.
+#[derive(Debug, Error)]
+pub enum StepBenchError {
+    /// The simulator could not be built.
+    #[error(transparent)]
+    Setup(#[from] SimulationError),
+    /// A step failed.
+    #[error(transparent)]
+    Step(#[from] StepError),
+}
 
 /// What to time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StepBenchSettings {
-    /// Untimed steps first, so that the timed steps are the steady regime (the robot
-    /// standing, warm starts in place).
+    /// Untimed steps before each block, so that the timed steps are the steady regime
+    /// (the robot standing, warm starts in place).
     pub settle: usize,
     /// Steps per timed block.
     pub steps: usize,
     /// Timed blocks; the report keeps the median.
     pub repeats: usize,
+    /// Time [`Simulator::step`] (a recorded step: record, metrics, energy, as a run
+    /// does) rather than [`Simulator::advance`] (the step alone).
+    pub record: bool,
 }
 
 impl Default for StepBenchSettings {
@@ -32,6 +53,7 @@ impl Default for StepBenchSettings {
             settle: 200,
             steps: 1000,
             repeats: 7,
+            record: true,
         }
     }
 }
@@ -74,31 +96,51 @@ pub struct StepBenchReport {
     pub iterations: f64,
     /// Timed steps whose solver did not converge.
     pub not_converged: usize,
+    /// Collision queries of the timed steps that hit an iteration cap (GJK or EPA).
+    pub collision_not_converged: usize,
 }
 
-/// Settles `sim`, then times `settings.repeats` blocks of `settings.steps` steps (module
-/// docs). A failing step ends the measurement with its error.
+/// Times `settings.repeats` blocks of `settings.steps` steps of `scenario` with `spec`,
+/// each after `settings.settle` untimed steps from the initial state (module docs);
+/// recorded steps carry `metrics`. A failing step ends the measurement with its error.
 pub fn bench_steps(
-    sim: &mut Simulator,
+    scenario: &Scenario,
+    spec: &SolverSpec,
+    metrics: StepMetrics,
     settings: &StepBenchSettings,
-) -> Result<StepBenchReport, StepError> {
-    for _ in 0..settings.settle {
-        sim.step()?;
-    }
+) -> Result<StepBenchReport, StepBenchError> {
     let steps = settings.steps.max(1);
     let repeats = settings.repeats.max(1);
     let mut totals = Vec::with_capacity(repeats);
     let mut stages: Vec<StageTimings> = Vec::with_capacity(repeats);
     let (mut contacts, mut iterations, mut not_converged) = (0usize, 0usize, 0usize);
+    let mut collision_not_converged = 0;
     for _ in 0..repeats {
+        let mut sim = simulator(scenario, spec)?;
+        sim.set_metrics(metrics);
+        for _ in 0..settings.settle {
+            sim.advance()?;
+        }
         let mut sum = StageTimings::default();
         let clock = Instant::now();
         for _ in 0..steps {
-            let record = sim.step()?;
-            add_timings(&mut sum, &record.timings);
-            contacts += record.contacts.len();
-            iterations += record.iterations;
-            not_converged += usize::from(!record.converged);
+            let step = if settings.record {
+                let record = sim.step()?;
+                StepSummary {
+                    contacts: record.contacts.len(),
+                    iterations: record.iterations,
+                    converged: record.converged,
+                    timings: record.timings,
+                    collision: record.collision,
+                }
+            } else {
+                sim.advance()?
+            };
+            add_timings(&mut sum, &step.timings);
+            contacts += step.contacts;
+            iterations += step.iterations;
+            not_converged += usize::from(!step.converged);
+            collision_not_converged += step.collision.not_converged();
         }
         totals.push(clock.elapsed().as_secs_f64());
         stages.push(sum);
@@ -134,6 +176,7 @@ pub fn bench_steps(
         contacts: contacts as f64 / timed,
         iterations: iterations as f64 / timed,
         not_converged,
+        collision_not_converged,
     })
 }
 
