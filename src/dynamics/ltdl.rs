@@ -12,7 +12,12 @@
 //!   those chains, so that `G = J M⁻¹ Jᵀ = (L⁻ᵀ Jᵀ)ᵀ D⁻¹ (L⁻ᵀ Jᵀ)` costs what the chains cost;
 //! - `(M⁻¹)_jj = Σ_k (L⁻ᵀ e_j)_k² / D_k` over the chain of `j`, without inverting `M`.
 //!
-//! No method allocates after [`MassLtdl::new`].
+//! Storage: row `k` of `L` keeps only its ancestor entries, `L[k][λ(k)], L[k][λ²(k)], …`
+//! contiguously (the ancestors of `λ^m(k)` are the tail of `k`'s list, so the in-place
+//! factorization updates rows with plain slice loops). No method allocates after
+//! [`MassLtdl::new`].
+
+use std::ops::{Mul, SubAssign};
 
 use nalgebra::DMatrix;
 
@@ -27,8 +32,14 @@ const ROOT: usize = usize::MAX;
 pub struct MassLtdl {
     /// Parent dof `λ(k)` of each dof (`ROOT` for a dof that hangs from the world).
     parent: Vec<usize>,
-    /// `L` below the diagonal (row `k`, ancestor columns), `D` on the diagonal.
-    factor: DMatrix<f64>,
+    /// Row `k`'s ancestors `λ(k), λ²(k), …` are `ancestors[start[k]..start[k + 1]]`.
+    ancestors: Vec<usize>,
+    /// Offsets of the rows in `ancestors` and `l`.
+    start: Vec<usize>,
+    /// `L[k][ancestors[t]]` at `l[t]`.
+    l: Vec<f64>,
+    /// `D_k`.
+    d: Vec<f64>,
     /// `1 / D_k`.
     inverse_d: Vec<f64>,
     /// Scratch vector of dimension nv.
@@ -54,9 +65,23 @@ impl MassLtdl {
             }
             last_dof[i] = up;
         }
+        let mut ancestors = Vec::new();
+        let mut start = Vec::with_capacity(nv + 1);
+        for k in 0..nv {
+            start.push(ancestors.len());
+            let mut i = parent[k];
+            while i != ROOT {
+                ancestors.push(i);
+                i = parent[i];
+            }
+        }
+        start.push(ancestors.len());
         MassLtdl {
+            l: vec![0.0; ancestors.len()],
             parent,
-            factor: DMatrix::zeros(nv, nv),
+            ancestors,
+            start,
+            d: vec![0.0; nv],
             inverse_d: vec![0.0; nv],
             work: vec![0.0; nv],
         }
@@ -74,20 +99,25 @@ impl MassLtdl {
 
     /// `D_k`.
     pub fn d(&self, k: usize) -> f64 {
-        self.factor[(k, k)]
+        self.d[k]
     }
 
-    /// `L[k][i]` for `i` an ancestor of `k` (0 elsewhere below the diagonal).
+    /// `L[k][i]`: 1 on the diagonal, the factor for `i` an ancestor of `k`, 0 elsewhere.
     pub fn l(&self, k: usize, i: usize) -> f64 {
         if i == k {
-            1.0
-        } else {
-            self.factor[(k, i)]
+            return 1.0;
         }
+        let row = self.start[k]..self.start[k + 1];
+        self.ancestors[row.clone()]
+            .iter()
+            .position(|&a| a == i)
+            .map_or(0.0, |t| self.l[row.start + t])
     }
 
     /// Factorizes `mass` (nv × nv, e.g. `data.mass_matrix` after [`super::crba()`]); only
-    /// the entries between a dof and its ancestors are read (Table 6.3).
+    /// the entries between a dof and its ancestors are read (Table 6.3: for `k` from the
+    /// leaves, for each ancestor `i` of `k`, `a = H_ki / H_kk`, `H_ij −= a H_kj` for `j = i`
+    /// and the ancestors of `i`, `H_ki = a`).
     pub fn factorize(&mut self, mass: &DMatrix<f64>) -> Result<(), DynamicsError> {
         let nv = self.dim();
         if mass.nrows() != nv || mass.ncols() != nv {
@@ -98,23 +128,30 @@ impl MassLtdl {
                 got: mass.nrows().max(mass.ncols()),
             });
         }
-        self.factor.copy_from(mass);
-        let h = &mut self.factor;
+        for k in 0..nv {
+            self.d[k] = mass[(k, k)];
+            for t in self.start[k]..self.start[k + 1] {
+                self.l[t] = mass[(k, self.ancestors[t])];
+            }
+        }
         for k in (0..nv).rev() {
-            let hkk = h[(k, k)];
+            let hkk = self.d[k];
             if !(hkk > 0.0 && hkk.is_finite()) {
                 return Err(DynamicsError::NotPositiveDefinite("the mass matrix"));
             }
-            let mut i = self.parent[k];
-            while i != ROOT {
-                let a = h[(k, i)] / hkk;
-                let mut j = i;
-                while j != ROOT {
-                    h[(i, j)] -= a * h[(k, j)];
-                    j = self.parent[j];
+            let (from, to) = (self.start[k], self.start[k + 1]);
+            let (before, rows_k) = self.l.split_at_mut(from);
+            let row_k = &mut rows_k[..to - from];
+            for m in 0..row_k.len() {
+                // i = λ^{m+1}(k); its ancestors are k's from position m + 1 on.
+                let i = self.ancestors[from + m];
+                let a = row_k[m] / hkk;
+                self.d[i] -= a * row_k[m];
+                let row_i = &mut before[self.start[i]..self.start[i + 1]];
+                for (h_ij, h_kj) in row_i.iter_mut().zip(&row_k[m + 1..]) {
+                    *h_ij -= a * h_kj;
                 }
-                h[(k, i)] = a;
-                i = self.parent[i];
+                row_k[m] = a;
             }
             self.inverse_d[k] = 1.0 / hkk;
         }
@@ -124,9 +161,8 @@ impl MassLtdl {
     /// `b ← M⁻¹ b` (nv entries).
     pub fn solve_in_place(&self, b: &mut [f64]) -> Result<(), DynamicsError> {
         self.check_len(b.len())?;
-        let nv = self.dim();
         // Lᵀ y = b, leaves first: y_k is final once every descendant has been subtracted.
-        for k in (0..nv).rev() {
+        for k in (0..self.dim()).rev() {
             self.subtract_from_ancestors(k, b);
         }
         self.solve_dl_in_place(b)
@@ -141,13 +177,13 @@ impl MassLtdl {
         }
         // L x = z, root first.
         for k in 0..self.dim() {
-            let mut i = self.parent[k];
-            let mut xk = b[k];
-            while i != ROOT {
-                xk -= self.factor[(k, i)] * b[i];
-                i = self.parent[i];
-            }
-            b[k] = xk;
+            let row = self.start[k]..self.start[k + 1];
+            let correction: f64 = self.ancestors[row.clone()]
+                .iter()
+                .zip(&self.l[row])
+                .map(|(&i, l)| l * b[i])
+                .sum();
+            b[k] -= correction;
         }
         Ok(())
     }
@@ -155,7 +191,12 @@ impl MassLtdl {
     /// `b ← L⁻ᵀ b` for `b` zero outside `support`: the dofs listed in decreasing order,
     /// closed under ancestors (a union of chains to the root). The result stays on
     /// `support`.
-    pub fn solve_lt_on(&self, b: &mut [f64], support: &[usize]) -> Result<(), DynamicsError> {
+    /// Works on any vector type with `−=` and scaling, e.g. `Vector3` for the three rows of
+    /// a contact at once.
+    pub fn solve_lt_on<T>(&self, b: &mut [T], support: &[usize]) -> Result<(), DynamicsError>
+    where
+        T: Copy + SubAssign + Mul<f64, Output = T>,
+    {
         self.check_len(b.len())?;
         for &k in support {
             self.subtract_from_ancestors(k, b);
@@ -174,18 +215,17 @@ impl MassLtdl {
         self.check_len(out.len())?;
         let mut work = std::mem::take(&mut self.work);
         for (j, o) in out.iter_mut().enumerate() {
+            let chain = &self.ancestors[self.start[j]..self.start[j + 1]];
             work[j] = 1.0;
-            let mut k = j;
-            while k != ROOT {
+            self.subtract_from_ancestors(j, &mut work);
+            for &k in chain {
                 self.subtract_from_ancestors(k, &mut work);
-                k = self.parent[k];
             }
-            let mut sum = 0.0;
-            let mut k = j;
-            while k != ROOT {
+            let mut sum = work[j] * work[j] * self.inverse_d[j];
+            work[j] = 0.0;
+            for &k in chain {
                 sum += work[k] * work[k] * self.inverse_d[k];
                 work[k] = 0.0;
-                k = self.parent[k];
             }
             *o = sum;
         }
@@ -195,15 +235,14 @@ impl MassLtdl {
 
     /// `b_i −= L[k][i] b_k` for every ancestor `i` of `k` (one column of `Lᵀ y = b`).
     #[inline]
-    fn subtract_from_ancestors(&self, k: usize, b: &mut [f64]) {
+    fn subtract_from_ancestors<T>(&self, k: usize, b: &mut [T])
+    where
+        T: Copy + SubAssign + Mul<f64, Output = T>,
+    {
         let bk = b[k];
-        if bk == 0.0 {
-            return;
-        }
-        let mut i = self.parent[k];
-        while i != ROOT {
-            b[i] -= self.factor[(k, i)] * bk;
-            i = self.parent[i];
+        let row = self.start[k]..self.start[k + 1];
+        for (&i, &l) in self.ancestors[row.clone()].iter().zip(&self.l[row]) {
+            b[i] -= bk * l;
         }
     }
 

@@ -29,7 +29,7 @@ pub use aba::aba;
 pub use all_terms::mass_matrix_and_bias;
 pub use cholesky::MassCholesky;
 pub use crba::crba;
-pub use energy::{kinetic_energy, potential_energy};
+pub use energy::{kinetic_energy, mechanical_energy, potential_energy};
 pub use integrate::{difference, difference_into, integrate, integrate_into};
 pub use jacobian::{
     add_point_force, add_point_jacobian_rows, frame_jacobian, point_jacobian_world,
@@ -122,7 +122,7 @@ pub struct Data {
     /// Spatial force of each body, local frame.
     pub(crate) force: Vec<Vector6<f64>>,
     /// Composite rigid-body inertias, world coordinates (CRBA).
-    pub(crate) ycrb: Vec<Matrix6<f64>>,
+    pub(crate) ycrb: Vec<crba::WorldInertia>,
     /// Motion subspaces of one-dof joints in world coordinates (CRBA).
     pub(crate) s_world: Vec<Vector6<f64>>,
     /// Spatial inertia matrices of the bodies, local frames (constant).
@@ -169,7 +169,7 @@ impl Data {
             vel: vec![Vector6::zeros(); n],
             acc: vec![Vector6::zeros(); n],
             force: vec![Vector6::zeros(); n],
-            ycrb: vec![Matrix6::zeros(); n],
+            ycrb: vec![crba::WorldInertia::zero(); n],
             s_world: vec![Vector6::zeros(); n],
             body_matrices: model.inertias.iter().map(|i| i.matrix()).collect(),
             ia: vec![Matrix6::zeros(); n],

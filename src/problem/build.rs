@@ -25,7 +25,7 @@
 //! allocation while the number of contacts stays the same) and hands the problem out
 //! through [`ContactProblem::from_assembly`] (sizes and finiteness only).
 
-use nalgebra::{DMatrix, DVector};
+use nalgebra::{DMatrix, DVector, Matrix3, Vector3};
 
 use super::{ContactProblem, ProblemError, ProblemParts};
 use crate::dynamics::{DynamicsError, MassCholesky, MassLtdl};
@@ -176,8 +176,9 @@ pub struct ContactAssembly {
     offsets: Vec<usize>,
     /// Scratch marks, one per dof.
     marked: Vec<bool>,
-    /// `Y = L⁻ᵀ Jᵀ` (`nv × 3n`).
-    y: DMatrix<f64>,
+    /// `Y = L⁻ᵀ Jᵀ` by contact: contact `i`'s three columns are `y[i nv..(i + 1) nv]`,
+    /// one 3-vector per dof.
+    y: Vec<Vector3<f64>>,
     /// Buffers of the previous step's problem.
     parts: ProblemParts,
 }
@@ -190,7 +191,6 @@ impl ContactAssembly {
             jacobian: DMatrix::zeros(0, nv),
             offsets: vec![0],
             marked: vec![false; nv],
-            y: DMatrix::zeros(nv, 0),
             ..Default::default()
         }
     }
@@ -226,7 +226,9 @@ impl ContactAssembly {
             }
         }
         let chain = &mut self.support[start..];
-        chain.sort_unstable_by(|a, b| b.cmp(a));
+        if !chain.is_sorted_by(|a, b| a > b) {
+            chain.sort_unstable_by(|a, b| b.cmp(a));
+        }
         for &dof in chain.iter() {
             self.marked[dof] = false;
         }
@@ -310,43 +312,57 @@ impl ContactAssembly {
         }
     }
 
-    /// `Y = L⁻ᵀ Jᵀ`, column by column on each contact's support.
+    /// `Y = L⁻ᵀ Jᵀ` on each contact's support, the contact's three columns at once.
     fn fill_y(&mut self, factor: &MassLtdl) -> Result<(), ProblemError> {
         let (n, nv) = (self.n, self.nv);
-        resize_zeroed(&mut self.y, nv, 3 * n);
+        if self.y.len() != n * nv {
+            self.y = vec![Vector3::zeros(); n * nv];
+        }
         for i in 0..n {
-            let (from, to) = (self.offsets[i], self.offsets[i + 1]);
-            for r in 3 * i..3 * i + 3 {
-                let column = &mut self.y.as_mut_slice()[r * nv..(r + 1) * nv];
-                for &k in &self.support[from..to] {
-                    column[k] = self.jacobian[(r, k)];
-                }
-                factor
-                    .solve_lt_on(column, &self.support[from..to])
-                    .map_err(|e| ProblemError::Size {
-                        field: "M",
-                        expected: format!("a factor of dimension {nv}"),
-                        got: e.to_string(),
-                    })?;
+            let support = &self.support[self.offsets[i]..self.offsets[i + 1]];
+            let block = &mut self.y[i * nv..(i + 1) * nv];
+            block.fill(Vector3::zeros());
+            for &k in support {
+                block[k] = Vector3::new(
+                    self.jacobian[(3 * i, k)],
+                    self.jacobian[(3 * i + 1, k)],
+                    self.jacobian[(3 * i + 2, k)],
+                );
             }
+            factor
+                .solve_lt_on(block, support)
+                .map_err(|e| ProblemError::Size {
+                    field: "M",
+                    expected: format!("a factor of dimension {nv}"),
+                    got: e.to_string(),
+                })?;
         }
         Ok(())
     }
 
-    /// `G_rs = Σ_k Y_kr Y_ks / D_k` over the support of `r`'s contact (zero elsewhere in
-    /// column `r`), upper blocks computed and mirrored.
+    /// `G_ab = Σ_k Y_ka Y_kbᵀ / D_k` (3 × 3 blocks) over the support of contact `a` (`Y_ka`
+    /// is zero elsewhere); blocks `a ≤ b` computed, the others mirrored, so that `G` is
+    /// exactly symmetric.
     fn fill_delassus(&self, inverse_d: &[f64], delassus: &mut DMatrix<f64>) {
         let (n, nv) = (self.n, self.nv);
-        let y = self.y.as_slice();
         for a in 0..n {
-            let support = self.support_of(a);
-            for r in 3 * a..3 * a + 3 {
-                let yr = &y[r * nv..(r + 1) * nv];
-                for s in r..3 * n {
-                    let ys = &y[s * nv..(s + 1) * nv];
-                    let value: f64 = support.iter().map(|&k| yr[k] * ys[k] * inverse_d[k]).sum();
-                    delassus[(r, s)] = value;
-                    delassus[(s, r)] = value;
+            let ya = &self.y[a * nv..(a + 1) * nv];
+            for b in a..n {
+                let yb = &self.y[b * nv..(b + 1) * nv];
+                let mut block = Matrix3::zeros();
+                for &k in self.support_of(a) {
+                    block += ya[k] * (yb[k] * inverse_d[k]).transpose();
+                }
+                for r in 0..3 {
+                    for c in 0..3 {
+                        let value = if a == b && c < r {
+                            block[(c, r)]
+                        } else {
+                            block[(r, c)]
+                        };
+                        delassus[(3 * a + r, 3 * b + c)] = value;
+                        delassus[(3 * b + c, 3 * a + r)] = value;
+                    }
                 }
             }
         }
@@ -369,13 +385,11 @@ impl ContactAssembly {
             });
         }
         out.fill(0.0);
-        let y = self.y.as_slice();
         for i in 0..self.n {
-            for r in 3 * i..3 * i + 3 {
-                let l = lambda[r];
-                for &k in self.support_of(i) {
-                    out[k] += y[r * nv + k] * l;
-                }
+            let l = Vector3::new(lambda[3 * i], lambda[3 * i + 1], lambda[3 * i + 2]);
+            let block = &self.y[i * nv..(i + 1) * nv];
+            for &k in self.support_of(i) {
+                out[k] += block[k].dot(&l);
             }
         }
         factor.solve_dl_in_place(out.as_mut_slice())
@@ -395,7 +409,7 @@ impl ContactAssembly {
 /// Gives `m` the shape `rows × cols` (reallocating only when the shape changes), zeroed.
 fn resize_zeroed(m: &mut DMatrix<f64>, rows: usize, cols: usize) {
     if m.shape() == (rows, cols) {
-        m.fill(0.0);
+        m.as_mut_slice().fill(0.0);
     } else {
         *m = DMatrix::zeros(rows, cols);
     }

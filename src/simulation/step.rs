@@ -161,6 +161,8 @@ pub struct Simulator {
     detector: ContactDetector,
     /// Object placements in their joint frames.
     placements: Vec<Se3>,
+    /// `A|B` names of the detector's pairs, for the records.
+    pair_names: Vec<String>,
     /// World poses of the objects (those in some pair are refreshed each step).
     poses: Vec<Isometry3<f64>>,
     assembly: ContactAssembly,
@@ -193,6 +195,11 @@ impl Simulator {
             .map(|o| (o.shape.clone(), o.joint))
             .collect();
         let detector = ContactDetector::new(objects, &world.filter);
+        let pair_names = detector
+            .pairs()
+            .iter()
+            .map(|&(a, b)| format!("{}|{}", world.objects[a].name, world.objects[b].name))
+            .collect();
         let placements = world
             .objects
             .iter()
@@ -219,6 +226,7 @@ impl Simulator {
             states: Vec::new(),
             detector,
             placements,
+            pair_names,
             data,
             world,
             solver,
@@ -295,14 +303,10 @@ impl Simulator {
     }
 
     fn energy(&mut self, step: usize) -> Result<MechanicalEnergy, StepError> {
-        let dynamics_error = |source| StepError::Dynamics { step, source };
-        let model = &self.world.model;
-        Ok(MechanicalEnergy {
-            kinetic: dynamics::kinetic_energy(model, &mut self.data, &self.q, &self.v)
-                .map_err(dynamics_error)?,
-            potential: dynamics::potential_energy(model, &mut self.data, &self.q)
-                .map_err(dynamics_error)?,
-        })
+        let (kinetic, potential) =
+            dynamics::mechanical_energy(&self.world.model, &mut self.data, &self.q, &self.v)
+                .map_err(|source| StepError::Dynamics { step, source })?;
+        Ok(MechanicalEnergy { kinetic, potential })
     }
 
     /// Takes one step and returns its record (metrics as set by
@@ -335,6 +339,7 @@ impl Simulator {
 
     /// The stages of the module docs; `attach_jacobian` lends `J` to the problem (for the
     /// internal-force metric).
+    #[inline(never)]
     fn take_step(&mut self, attach_jacobian: bool) -> Result<(), StepError> {
         let step = self.step + 1;
         let dynamics_error = |source| StepError::Dynamics { step, source };
@@ -605,15 +610,11 @@ impl Simulator {
     /// Per-contact records of the last step (design.md §5).
     fn contact_records(&self, problem: &ContactProblem) -> Vec<ContactRecord> {
         let c = problem.velocity(&self.lambda);
-        let objects = &self.world.objects;
         self.contacts
             .iter()
             .enumerate()
             .map(|(i, contact)| ContactRecord {
-                pair: format!(
-                    "{}|{}",
-                    objects[contact.objects.0].name, objects[contact.objects.1].name
-                ),
+                pair: self.pair_names[contact.pair].clone(),
                 point: contact.point.into(),
                 signed_distance: contact.distance,
                 lambda: contact_vector(&self.lambda, i).into(),
