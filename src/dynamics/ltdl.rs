@@ -42,7 +42,7 @@ pub struct MassLtdl {
     d: Vec<f64>,
     /// `1 / D_k`.
     inverse_d: Vec<f64>,
-    /// Scratch vector of dimension nv.
+    /// Scratch: the rows of `L⁻¹`, stored as `l` ([`MassLtdl::inverse_diagonal`]).
     work: Vec<f64>,
 }
 
@@ -78,12 +78,12 @@ impl MassLtdl {
         start.push(ancestors.len());
         MassLtdl {
             l: vec![0.0; ancestors.len()],
+            work: vec![0.0; ancestors.len()],
             parent,
             ancestors,
             start,
             d: vec![0.0; nv],
             inverse_d: vec![0.0; nv],
-            work: vec![0.0; nv],
         }
     }
 
@@ -209,27 +209,41 @@ impl MassLtdl {
         &self.inverse_d
     }
 
-    /// `(M⁻¹)_jj` for every dof `j` into `out` (nv entries), from `L⁻ᵀ e_j` on the chain of
-    /// `j` (module docs): `M` is never inverted.
+    /// `(M⁻¹)_jj` for every dof `j` into `out` (nv entries), without inverting `M`: with
+    /// `U = L⁻¹` (unit lower triangular, the sparsity of `L`), `M⁻¹ = U D⁻¹ Uᵀ` and
+    /// `(M⁻¹)_jj = 1 / D_j + Σ_t U[j][a_t]² / D_{a_t}` over the ancestors `a_0 = λ(j), a_1, …`.
+    /// Row `j` of `U` follows from `L U = I`, ancestors first:
+    /// `U[j][a_t] = −L[j][a_t] − Σ_{s < t} L[j][a_s] U[a_s][a_t]`, where `U[a_s][·]` on
+    /// `a_{s+1}, a_{s+2}, …` is row `a_s`'s own ancestor list.
     pub fn inverse_diagonal(&mut self, out: &mut [f64]) -> Result<(), DynamicsError> {
         self.check_len(out.len())?;
-        let mut work = std::mem::take(&mut self.work);
-        for (j, o) in out.iter_mut().enumerate() {
-            let chain = &self.ancestors[self.start[j]..self.start[j + 1]];
-            work[j] = 1.0;
-            self.subtract_from_ancestors(j, &mut work);
-            for &k in chain {
-                self.subtract_from_ancestors(k, &mut work);
-            }
-            let mut sum = work[j] * work[j] * self.inverse_d[j];
-            work[j] = 0.0;
-            for &k in chain {
-                sum += work[k] * work[k] * self.inverse_d[k];
-                work[k] = 0.0;
-            }
-            *o = sum;
+        let mut u = std::mem::take(&mut self.work);
+        if u.len() != self.l.len() {
+            u = vec![0.0; self.l.len()];
         }
-        self.work = work;
+        for (j, o) in out.iter_mut().enumerate() {
+            let (from, to) = (self.start[j], self.start[j + 1]);
+            let (before, rest) = u.split_at_mut(from);
+            let row_j = &mut rest[..to - from];
+            for (uj, lj) in row_j.iter_mut().zip(&self.l[from..to]) {
+                *uj = -lj;
+            }
+            for s in 0..row_j.len() {
+                let a = self.ancestors[from + s];
+                let l_ja = self.l[from + s];
+                let row_a = &before[self.start[a]..self.start[a + 1]];
+                for (uj, ua) in row_j[s + 1..].iter_mut().zip(row_a) {
+                    *uj -= l_ja * ua;
+                }
+            }
+            *o = self.inverse_d[j]
+                + row_j
+                    .iter()
+                    .zip(&self.ancestors[from..to])
+                    .map(|(ujk, &k)| ujk * ujk * self.inverse_d[k])
+                    .sum::<f64>();
+        }
+        self.work = u;
         Ok(())
     }
 
