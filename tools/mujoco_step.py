@@ -266,6 +266,11 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("scenario")
     parser.add_argument("--contactbench", default="target/release/contactbench", help="the contactbench binary")
+    parser.add_argument(
+        "--describe-with",
+        help="the contactbench binary that describes the world (default --contactbench; "
+        "lets an older build without --describe be timed)",
+    )
     parser.add_argument("--set", dest="overrides", action="append", default=[], help="scenario override, as for contactbench")
     parser.add_argument("--solver", default="ncp-admm", help="contactbench's solver (default ncp-admm, eps 1e-6)")
     parser.add_argument("--mujoco-solvers", default="Newton,PGS")
@@ -280,10 +285,17 @@ def main():
         help="contactbench variants, comma separated: `all`, `no-internal-forces`, `none` "
         "(recorded steps with those --metrics) and `advance` (the step without record)",
     )
+    parser.add_argument(
+        "--mujoco-only",
+        action="store_true",
+        help="time MuJoCo only (e.g. under `valgrind --tool=callgrind --toggle-collect=mj_step` "
+        "to count its instructions per step, see docs/speed.md)",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
 
-    world = contactbench(args.contactbench, args.scenario, args.overrides, "--describe")
+    describer = args.describe_with or args.contactbench
+    world = contactbench(describer, args.scenario, args.overrides, "--describe")
     if world["other_pairs"]:
         print(
             f"warning: {world['other_pairs']} collision pairs other than sphere-ground are not "
@@ -304,14 +316,15 @@ def main():
         mujoco.mj_getState(model, data, state0, mujoco.mjtState.mjSTATE_FULLPHYSICS)
         models[solver] = (model, state0, controls, worst)
 
-    variants = args.variants.split(",")
+    variants = [] if args.mujoco_only else args.variants.split(",")
     ours_times = {v: [] for v in variants}
     ours_reports = {}
     theirs_times = {s: [] for s in models}
     mujoco_contacts = {}
     for _ in range(args.rounds):
         for v in variants:
-            flags = ["--no-record"] if v == "advance" else ["--metrics", v]
+            # `all` is bench-step's default: no flag, so that older builds can be timed too.
+            flags = {"advance": ["--no-record"], "all": []}.get(v, ["--metrics", v])
             report = contactbench(
                 args.contactbench, args.scenario, args.overrides, "--json",
                 "--solver", args.solver, "--steps", str(args.steps), "--repeats", str(args.repeats),
@@ -329,10 +342,9 @@ def main():
         for v in variants
         for s in models
     }
-    first = ours_reports[variants[0]]
     result = {
         "scenario": world["scenario"],
-        "machine": first["machine"],
+        "machine": ours_reports[variants[0]]["machine"] if variants else platform.processor(),
         "python_platform": platform.platform(),
         "mujoco_version": mujoco.__version__,
         "mass_matrix_max_difference": {s: m[3] for s, m in models.items()},

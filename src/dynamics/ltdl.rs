@@ -147,10 +147,10 @@ impl MassLtdl {
                 let i = self.ancestors[from + m];
                 let a = row_k[m] / hkk;
                 self.d[i] -= a * row_k[m];
-                let row_i = &mut before[self.start[i]..self.start[i + 1]];
-                for (h_ij, h_kj) in row_i.iter_mut().zip(&row_k[m + 1..]) {
-                    *h_ij -= a * h_kj;
-                }
+                // Row i holds exactly the ancestors after position m of row k.
+                let tail = &row_k[m + 1..];
+                let start_i = self.start[i];
+                axpy(-a, tail, &mut before[start_i..start_i + tail.len()]);
                 row_k[m] = a;
             }
             self.inverse_d[k] = 1.0 / hkk;
@@ -231,10 +231,9 @@ impl MassLtdl {
             for s in 0..row_j.len() {
                 let a = self.ancestors[from + s];
                 let l_ja = self.l[from + s];
-                let row_a = &before[self.start[a]..self.start[a + 1]];
-                for (uj, ua) in row_j[s + 1..].iter_mut().zip(row_a) {
-                    *uj -= l_ja * ua;
-                }
+                let tail = &mut row_j[s + 1..];
+                let start_a = self.start[a];
+                axpy(-l_ja, &before[start_a..start_a + tail.len()], tail);
             }
             *o = self.inverse_d[j]
                 + row_j
@@ -270,5 +269,16 @@ impl MassLtdl {
             });
         }
         Ok(())
+    }
+}
+
+/// `y += alpha x` over equal-length slices, as a plain counted loop: the rows here are a
+/// few entries long, where a zipped iterator's set-up costs more than the arithmetic.
+#[inline(always)]
+fn axpy(alpha: f64, x: &[f64], y: &mut [f64]) {
+    let n = y.len().min(x.len());
+    let (x, y) = (&x[..n], &mut y[..n]);
+    for t in 0..n {
+        y[t] += alpha * x[t];
     }
 }
