@@ -240,12 +240,16 @@ impl ContactAssembly {
         &self.support[self.offsets[i]..self.offsets[i + 1]]
     }
 
-    /// `(J x)_r` for row `r` (on its contact's support).
-    pub fn row_times(&self, r: usize, x: &DVector<f64>) -> f64 {
-        self.support_of(r / 3)
+    /// `(J x)_i`, the three rows of contact `i` (on its support).
+    pub fn contact_velocity(&self, i: usize, x: &DVector<f64>) -> Vector3<f64> {
+        let rows = 3 * self.n;
+        let j = self.jacobian.as_slice();
+        self.support_of(i)
             .iter()
-            .map(|&k| self.jacobian[(r, k)] * x[k])
-            .sum()
+            .fold(Vector3::zeros(), |sum, &k| {
+                let column = &j[k * rows + 3 * i..k * rows + 3 * i + 3];
+                sum + Vector3::new(column[0], column[1], column[2]) * x[k]
+            })
     }
 
     /// Assembles `(G, g, μ, R)` (module docs) from the factor of `M` and `v_f`; the
@@ -283,15 +287,18 @@ impl ContactAssembly {
         }
         self.fill_y(factor)?;
         let mut delassus = std::mem::take(&mut self.parts.delassus);
-        resize_zeroed(&mut delassus, 3 * n, 3 * n);
+        if delassus.shape() != (3 * n, 3 * n) {
+            // Every entry is written by fill_delassus.
+            delassus = DMatrix::zeros(3 * n, 3 * n);
+        }
         self.fill_delassus(factor.inverse_d(), &mut delassus);
         let mut g = std::mem::take(&mut self.parts.free_velocity);
         resize_vector(&mut g, 3 * n);
-        for r in 0..3 * n {
-            g[r] = self.row_times(r, free_velocity);
-        }
         for (i, contact) in contacts.iter().enumerate() {
-            g[3 * i + 2] += normal_bias(contact, params);
+            let c = self.contact_velocity(i, free_velocity);
+            g[3 * i] = c.x;
+            g[3 * i + 1] = c.y;
+            g[3 * i + 2] = c.z + normal_bias(contact, params);
         }
         let mut mu = std::mem::take(&mut self.parts.mu);
         resize_vector(&mut mu, n);

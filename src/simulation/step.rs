@@ -471,7 +471,7 @@ impl Simulator {
             let previous = self.previous[c.pair].filter(|f| f.step + 1 == step);
             self.states.push(ContactState {
                 signed_distance: c.distance,
-                normal_velocity: self.assembly.row_times(3 * i + 2, &self.v),
+                normal_velocity: self.assembly.contact_velocity(i, &self.v).z,
                 was_inactive: previous.is_none_or(|f| f.lambda.z <= 0.0),
                 mu: self.world.friction,
             });
