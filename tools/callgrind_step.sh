@@ -56,6 +56,18 @@ for stage in $stages; do
     printf '| %-40s | %12.0f |\n' "$stage" "$(echo "(${b} - ${a:-0}) / $steps" | bc -l)"
 done
 echo
-echo "top $top exclusive entries of the $long-step run (Ir and share of the collected total):"
-callgrind_annotate "$out/run.$long" 2>/dev/null | awk '/^-+$/ {n++} n >= 3 && NF' | sed -n "3,$((top + 2))p" |
-    sed -E 's#/rustc/[0-9a-f]+/library/##; s#/root/.cargo/registry/src/[^/]+/##; s# \[[^]]*\]$##' | cut -c1-180
+echo "top $top functions of the $long-step run, exclusive Ir per step (code inlined into a"
+echo "function counted with it), and share of the collected total:"
+callgrind_annotate "$out/run.$long" 2>/dev/null | awk -v steps="$long" -v top="$top" '
+    /PROGRAM TOTALS/ { total = $1; gsub(",", "", total) }
+    f && !NF { exit }
+    f && NF {
+        ir = $1; gsub(",", "", ir)
+        line = $0; sub(/^ *[0-9,]+ \([ 0-9.]+%\) +/, "", line); sub(/ \[[^]]*\]$/, "", line)
+        if (match(line, /\.(rs|c|S|h|cc|cpp):|\?\?\?:/)) line = substr(line, RSTART + RLENGTH)
+        sum[line] += ir
+    }
+    /file:function$/ { getline; f = 1 }
+    END {
+        for (k in sum) printf "%12.0f %6.2f%%  %s\n", sum[k] / steps, 100 * sum[k] / total, k
+    }' | sort -rn | head -n "$top" | cut -c1-170

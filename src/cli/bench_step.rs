@@ -9,16 +9,18 @@ use anyhow::Context;
 use contactbench::simulation::export::describe;
 use contactbench::simulation::timing::{bench_steps, StepBenchReport, StepBenchSettings};
 use contactbench::simulation::StepMetrics;
+use contactbench::solvers::SolverSpec;
 use serde::Serialize;
 
-use super::common::{load_scenarios, parse_solvers};
+use super::common::load_scenarios;
 
 /// Arguments of `contactbench bench-step`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The scenario file (YAML).
     pub scenario: PathBuf,
-    /// The solver, e.g. `ncp-admm:eps_abs=1e-6`.
+    /// The solver, e.g. `ncp-admm:eps_abs=1e-6`, at its default settings unless the text
+    /// sets them (the scenario's solver list and settings are not used).
     #[arg(long, default_value = "ncp-admm")]
     pub solver: String,
     /// Steps per timed block.
@@ -120,9 +122,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         println!("{}", serde_json::to_string(&describe(&scenario)?)?);
         return Ok(ExitCode::SUCCESS);
     }
-    let spec = parse_solvers(std::slice::from_ref(&args.solver))?
-        .and_then(|mut v| v.pop())
-        .context("--solver")?;
+    let spec: SolverSpec = args
+        .solver
+        .parse()
+        .with_context(|| format!("--solver {}", args.solver))?;
+    spec.build()
+        .with_context(|| format!("--solver {}", args.solver))?;
     anyhow::ensure!(args.steps >= 1, "--steps must be at least 1");
     anyhow::ensure!(args.repeats >= 1, "--repeats must be at least 1");
     let settings = StepBenchSettings {

@@ -244,12 +244,10 @@ impl ContactAssembly {
     pub fn contact_velocity(&self, i: usize, x: &DVector<f64>) -> Vector3<f64> {
         let rows = 3 * self.n;
         let j = self.jacobian.as_slice();
-        self.support_of(i)
-            .iter()
-            .fold(Vector3::zeros(), |sum, &k| {
-                let column = &j[k * rows + 3 * i..k * rows + 3 * i + 3];
-                sum + Vector3::new(column[0], column[1], column[2]) * x[k]
-            })
+        self.support_of(i).iter().fold(Vector3::zeros(), |sum, &k| {
+            let column = &j[k * rows + 3 * i..k * rows + 3 * i + 3];
+            sum + Vector3::new(column[0], column[1], column[2]) * x[k]
+        })
     }
 
     /// Assembles `(G, g, μ, R)` (module docs) from the factor of `M` and `v_f`; the

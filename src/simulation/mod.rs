@@ -2,6 +2,7 @@
 
 pub mod batch;
 pub mod export;
+pub mod interrupt;
 pub mod output;
 pub mod params;
 pub mod recorder;

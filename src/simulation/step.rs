@@ -296,9 +296,10 @@ impl Simulator {
             energy,
             iterations: 0,
             status: "initial state".into(),
+            solver_status: None,
             converged: true,
+            collision_failures: 0,
             timings: StageTimings::default(),
-            collision: DetectionOutcomes::default(),
         })
     }
 
@@ -601,9 +602,10 @@ impl Simulator {
             energy,
             iterations: self.outcome.iterations,
             status,
+            solver_status: self.outcome.status.clone(),
             converged,
+            collision_failures: self.collision.not_converged(),
             timings: self.timings,
-            collision: self.collision,
         })
     }
 

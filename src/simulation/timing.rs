@@ -131,7 +131,7 @@ pub fn bench_steps(
                     iterations: record.iterations,
                     converged: record.converged,
                     timings: record.timings,
-                    collision: record.collision,
+                    collision: sim.collision_outcomes(),
                 }
             } else {
                 sim.advance()?
