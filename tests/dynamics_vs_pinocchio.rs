@@ -1,13 +1,17 @@
 //! Every quantity of the Pinocchio 4.1.0 golden files (`tests/data/pinocchio_*.json`) to
 //! 1e-9 relative: mass matrix, nonlinear effects, gravity, ABA, energies, frame placements
-//! and world-aligned Jacobians, and the feet Delassus matrix.
+//! and world-aligned Jacobians, and the feet Delassus matrix (dense, and through the
+//! kinematic tree as the simulator assembles it).
 
 mod dynamics_support;
 
-use contactbench::dynamics::{self, Data, MassCholesky};
+use contactbench::dynamics::{self, Data, MassCholesky, MassLtdl};
 use contactbench::model::{robots, Model, ModelError, RootJoint};
+use contactbench::problem::build::{ContactAssembly, ContactState};
+use contactbench::simulation::StepParameters;
 use dynamics_support::*;
-use nalgebra::{DMatrix, DVector};
+use nalgebra::{DMatrix, DVector, Matrix3};
+use serde_json::Value;
 
 const TOL: f64 = 1e-9;
 
@@ -146,8 +150,47 @@ fn check_robot(robot: &str) {
                 &matrix(&delassus["G"]),
                 TOL,
             );
+            assert_close(
+                &format!("{robot} case {k}: Delassus through the tree"),
+                &tree_delassus(&model, &data, &m, names),
+                &matrix(&delassus["G"]),
+                TOL,
+            );
         }
     }
+}
+
+/// `G = J M⁻¹ Jᵀ` of the frames' origins (world axes) by the simulator's assembly: LTDL
+/// factor of `M`, Jacobian rows written on each frame's chain, `G = Yᵀ D⁻¹ Y`.
+fn tree_delassus(model: &Model, data: &Data, m: &DMatrix<f64>, names: &[Value]) -> DMatrix<f64> {
+    let mut factor = MassLtdl::new(model);
+    factor.factorize(m).unwrap();
+    let mut assembly = ContactAssembly::new(model.nv());
+    assembly.begin(names.len());
+    for (n, name) in names.iter().enumerate() {
+        let id = model.frame_id(name.as_str().unwrap()).unwrap();
+        let joint = model.frames[id].parent_joint;
+        let point = data.frame_placement(id).unwrap().translation.vector;
+        let identity = Matrix3::identity();
+        let j = assembly.jacobian_mut();
+        dynamics::add_point_jacobian_rows(model, data, joint, &point, &identity, 1.0, j, 3 * n)
+            .unwrap();
+        let top = &model.joints[joint];
+        assembly.push_support(&factor, &[Some(top.idx_v + top.nv() - 1)]);
+    }
+    let resting = ContactState {
+        signed_distance: 0.0,
+        normal_velocity: 0.0,
+        was_inactive: false,
+        mu: 0.5,
+    };
+    let states = vec![resting; names.len()];
+    let v_free = DVector::zeros(model.nv());
+    let params = StepParameters::default();
+    let problem = assembly
+        .assemble(&factor, &v_free, &states, &params, false)
+        .unwrap();
+    problem.delassus().clone()
 }
 
 #[test]

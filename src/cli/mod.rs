@@ -3,6 +3,7 @@
 
 mod batch;
 mod bench_problems;
+mod bench_step;
 mod collision_bench;
 mod common;
 mod dump;
@@ -55,6 +56,8 @@ enum Command {
     Report(report::Args),
     /// Write the contact problem of a scenario at a given step as a problem file.
     Dump(dump::Args),
+    /// µs per whole simulation step and per stage (median after settling).
+    BenchStep(bench_step::Args),
     /// GJK vanilla / Polyak / Nesterov iterations and times per distance bucket.
     CollisionBench(collision_bench::Args),
     /// Every problem file (JSON, FCLIB, npz) × solver, one ruler, performance profiles.
@@ -76,6 +79,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Batch(args) => batch::run(args),
         Command::Report(args) => report::run(args),
         Command::Dump(args) => dump::run(args),
+        Command::BenchStep(args) => bench_step::run(args),
         Command::CollisionBench(args) => collision_bench::run(args),
         Command::BenchProblems(args) => bench_problems::run(args),
         Command::Merge(args) => merge::run(args),

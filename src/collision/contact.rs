@@ -44,7 +44,8 @@ pub struct Contact {
     pub converged: bool,
     /// GJK iterations.
     pub gjk_iterations: usize,
-    /// EPA iterations (0 when EPA did not run).
+    /// EPA iterations (0 when EPA did not run; the cap when EPA hit it, so that a
+    /// non-converged contact with `epa_iterations > 0` is an EPA failure, otherwise GJK's).
     pub epa_iterations: usize,
     /// Final GJK separation vector `a − b` of the cores in A's frame; pass it back as the
     /// warm start of the next query of this pair.
@@ -127,11 +128,26 @@ pub fn contact(
     settings: &ContactSettings,
     warm_start: Option<&Vector3<f64>>,
 ) -> Result<Option<Contact>, CollisionError> {
+    let found = contact_unfiltered(a, pose_a, b, pose_b, settings, warm_start)?;
+    Ok(found.filter(|c| c.distance <= settings.margin.max(0.0)))
+}
+
+/// [`contact`] before the margin test: `None` only when GJK's separating plane proves the
+/// pair farther than the margin; a query that hit its iteration cap is returned (with
+/// `converged = false`) whatever its distance estimate, so that callers can count it.
+pub(crate) fn contact_unfiltered(
+    a: &Shape,
+    pose_a: &Isometry3<f64>,
+    b: &Shape,
+    pose_b: &Isometry3<f64>,
+    settings: &ContactSettings,
+    warm_start: Option<&Vector3<f64>>,
+) -> Result<Option<Contact>, CollisionError> {
     let mut gjk_settings = settings.gjk;
     gjk_settings.query = GjkQuery::Collision {
         threshold: settings.margin.max(0.0) + a.radius + b.radius,
     };
-    let found = query(
+    query(
         a,
         pose_a,
         b,
@@ -139,8 +155,7 @@ pub fn contact(
         &gjk_settings,
         &settings.epa,
         warm_start,
-    )?;
-    Ok(found.filter(|c| c.distance <= settings.margin.max(0.0)))
+    )
 }
 
 fn query(

@@ -47,6 +47,14 @@ pub enum CollisionError {
     /// The pair of shapes has no narrow phase (two halfspaces).
     #[error("unsupported pair: {0}")]
     UnsupportedPair(String),
+    /// The poses given do not match the objects.
+    #[error("expected {expected} object poses, got {got}")]
+    PoseCount {
+        /// Number of objects.
+        expected: usize,
+        /// Number of poses given.
+        got: usize,
+    },
     /// A filter names an object that does not exist.
     #[error("pair filter names object {index}, but the scene has {count} objects")]
     FilterIndex {

@@ -9,12 +9,14 @@
 //! - [`epa`]: penetration depth and normal.
 //! - [`contact`]: one pair → [`Contact`] (normal from A to B, frame `[t1, t2, n]`).
 //! - [`broadphase`]: bounding boxes, sweep-and-prune, pair filters.
+//! - [`detector`]: the simulator's contacts of a fixed list of pairs, step after step.
 //! - [`scene`]: world-placed [`CollisionObject`]s → the list of contacts.
 //! - [`benchmark`]: seeded random pairs at controlled distances (GJK++ §IV protocol).
 
 pub mod benchmark;
 pub mod broadphase;
 pub mod contact;
+pub mod detector;
 pub mod epa;
 pub mod error;
 pub mod gjk;
@@ -30,6 +32,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 pub use broadphase::{Aabb, PairFilter};
 pub use contact::{contact, contact_frame, signed_distance, Contact, ContactSettings};
+pub use detector::{ContactDetector, DetectionOutcomes};
 pub use epa::{EpaResult, EpaSettings};
 pub use error::CollisionError;
 pub use gjk::{GjkQuery, GjkResult, GjkSettings, GjkVariant};

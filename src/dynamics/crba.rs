@@ -1,9 +1,14 @@
 //! Composite rigid-body algorithm (Featherstone 2008, Table 6.2): the joint-space mass
 //! matrix `M(q)`, computed in the world frame as Pinocchio does: composite inertias are
-//! 6×6 matrices summed in world coordinates, and `M[j, i] = S_jᵀ Y_i S_i` needs no
-//! transform per ancestor (a free flyer's `S_jᵀ F` is `F` expressed in its local frame).
+//! summed in world coordinates, and `M[j, i] = S_jᵀ Y_i S_i` needs no transform per
+//! ancestor (a free flyer's `S_jᵀ F` is `F` expressed in its local frame).
+//!
+//! A composite inertia is kept as its ten parameters about the world origin, mass `m`,
+//! first moment `h = m c` and rotational inertia `I_O = I_c + m ([c]×ᵀ [c]×)`, which add
+//! up directly (eq. 6.11 without a 6×6 matrix) and act on a motion `[v; ω]` as
+//! `Y [v; ω] = [m v − h × ω; h × v + I_O ω]`.
 
-use nalgebra::{DMatrix, DVector, Vector6};
+use nalgebra::{DMatrix, DVector, Matrix3, Vector3, Vector6};
 
 use super::kinematics::update_placements;
 use super::spatial::Se3;
@@ -19,9 +24,15 @@ pub fn crba<'d>(
     check_data(model, data)?;
     check_configuration(model, q)?;
     update_placements(model, data, q);
+    crba_at_placements(model, data);
+    Ok(&data.mass_matrix)
+}
+
+/// [`crba()`] once `data.o_m_i` holds the placements at `q`.
+pub(crate) fn crba_at_placements(model: &Model, data: &mut Data) {
     for (i, joint) in model.joints.iter().enumerate().skip(1) {
         let o_m_i = &data.o_m_i[i];
-        data.ycrb[i] = transform_inertia(&model.inertias[i], o_m_i).matrix();
+        data.ycrb[i] = WorldInertia::of_body(&model.inertias[i], o_m_i);
         if let Some(local) = joint.kind.motion_subspace() {
             data.s_world[i] = o_m_i.act_motion(&local);
         }
@@ -34,25 +45,24 @@ pub fn crba<'d>(
                 for k in 0..6 {
                     let mut e = Vector6::zeros();
                     e[k] = 1.0;
-                    let f = data.ycrb[i] * data.o_m_i[i].act_motion(&e);
+                    let f = data.ycrb[i].mul_motion(&data.o_m_i[i].act_motion(&e));
                     project_on_ancestors(model, data, i, &f, joint.idx_v + k, nv);
                 }
             }
             JointKind::Universe => {}
             _ => {
                 // F = Y_i S_i (Featherstone eq. 6.12).
-                let f = data.ycrb[i] * data.s_world[i];
+                let f = data.ycrb[i].mul_motion(&data.s_world[i]);
                 project_on_ancestors(model, data, i, &f, joint.idx_v, nv);
             }
         }
         let p = joint.parent;
         if p > 0 {
             // Y_parent += Y_i (Featherstone eq. 6.11; both in world coordinates).
-            let (ancestors, rest) = data.ycrb.split_at_mut(i);
-            ancestors[p] += &rest[0];
+            let child = data.ycrb[i];
+            data.ycrb[p].add(&child);
         }
     }
-    Ok(&data.mass_matrix)
 }
 
 /// `M[j, col] = M[col, j] = S_jᵀ F` for joint `i` and all its ancestors `j`.
@@ -89,13 +99,57 @@ fn project_on_ancestors(
     }
 }
 
-/// The inertia `y` (in frame B) expressed in frame A given `a_M_b`: `c_A = R c_B + p`,
-/// `I_A = R I_B Rᵀ`.
-#[inline]
-pub(crate) fn transform_inertia(y: &Inertia, a_m_b: &Se3) -> Inertia {
-    Inertia {
-        mass: y.mass,
-        com: a_m_b.act_point(&y.com),
-        rotational: a_m_b.rot * y.rotational * a_m_b.rot.transpose(),
+/// A spatial inertia about the world origin (module docs).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct WorldInertia {
+    /// Mass `m`.
+    mass: f64,
+    /// First moment `h = m c`.
+    first_moment: Vector3<f64>,
+    /// Rotational inertia about the origin, `I_O`.
+    rotational: Matrix3<f64>,
+}
+
+impl WorldInertia {
+    /// No mass.
+    pub(crate) fn zero() -> Self {
+        Self {
+            mass: 0.0,
+            first_moment: Vector3::zeros(),
+            rotational: Matrix3::zeros(),
+        }
+    }
+
+    /// The body inertia `y` (in the joint frame) placed by `o_m_i`: `c = R c_B + p`,
+    /// `I_O = R I_c Rᵀ + m (|c|² 1 − c cᵀ)`.
+    #[inline]
+    fn of_body(y: &Inertia, o_m_i: &Se3) -> Self {
+        let c = o_m_i.act_point(&y.com);
+        let r = &o_m_i.rot;
+        let shift = (Matrix3::identity() * c.norm_squared() - c * c.transpose()) * y.mass;
+        Self {
+            mass: y.mass,
+            first_moment: c * y.mass,
+            rotational: r * y.rotational * r.transpose() + shift,
+        }
+    }
+
+    /// `self += other` (eq. 6.11).
+    #[inline]
+    fn add(&mut self, other: &Self) {
+        self.mass += other.mass;
+        self.first_moment += other.first_moment;
+        self.rotational += other.rotational;
+    }
+
+    /// `Y [v; ω] = [m v − h × ω; h × v + I_O ω]`.
+    #[inline]
+    fn mul_motion(&self, s: &Vector6<f64>) -> Vector6<f64> {
+        let v = Vector3::new(s[0], s[1], s[2]);
+        let w = Vector3::new(s[3], s[4], s[5]);
+        let h = &self.first_moment;
+        let f = v * self.mass - h.cross(&w);
+        let n = h.cross(&v) + self.rotational * w;
+        Vector6::new(f.x, f.y, f.z, n.x, n.y, n.z)
     }
 }

@@ -9,6 +9,24 @@ use super::rnea::joint_motion;
 use super::{check_configuration, check_data, check_velocity, Data, DynamicsError};
 use crate::model::Model;
 
+/// Kinetic and potential energy at `(q, v)`, J, from one pass over the placements
+/// (as [`kinetic_energy`] and [`potential_energy`] give them).
+pub fn mechanical_energy(
+    model: &Model,
+    data: &mut Data,
+    q: &DVector<f64>,
+    v: &DVector<f64>,
+) -> Result<(f64, f64), DynamicsError> {
+    check_data(model, data)?;
+    check_configuration(model, q)?;
+    check_velocity(model, v, "v")?;
+    update_placements(model, data, q);
+    Ok((
+        kinetic_at_placements(model, data, v),
+        potential_at_placements(model, data),
+    ))
+}
+
 /// Kinetic energy at `(q, v)`, J.
 pub fn kinetic_energy(
     model: &Model,
@@ -20,6 +38,11 @@ pub fn kinetic_energy(
     check_configuration(model, q)?;
     check_velocity(model, v, "v")?;
     update_local_placements(model, data, q);
+    Ok(kinetic_at_placements(model, data, v))
+}
+
+/// `½ Σ v_iᵀ I_i v_i` once `data.li_m_i` holds the placements at `q`.
+fn kinetic_at_placements(model: &Model, data: &mut Data, v: &DVector<f64>) -> f64 {
     data.vel[0] = Vector6::zeros();
     let mut energy = 0.0;
     for (i, joint) in model.joints.iter().enumerate().skip(1) {
@@ -31,7 +54,7 @@ pub fn kinetic_energy(
         data.vel[i] = vi;
         energy += 0.5 * vi.dot(&model.inertias[i].mul_motion(&vi));
     }
-    Ok(energy)
+    energy
 }
 
 /// Potential energy of gravity at `q`, J (zero at height 0).
@@ -43,7 +66,12 @@ pub fn potential_energy(
     check_data(model, data)?;
     check_configuration(model, q)?;
     update_placements(model, data, q);
-    Ok(model
+    Ok(potential_at_placements(model, data))
+}
+
+/// `−Σ m_i g · c_i` once `data.o_m_i` holds the placements at `q`.
+fn potential_at_placements(model: &Model, data: &Data) -> f64 {
+    model
         .inertias
         .iter()
         .enumerate()
@@ -51,5 +79,5 @@ pub fn potential_energy(
         .map(|(i, inertia)| {
             -inertia.mass * model.gravity.dot(&data.o_m_i[i].act_point(&inertia.com))
         })
-        .sum())
+        .sum()
 }

@@ -16,9 +16,23 @@ pub fn integrate(
     v: &DVector<f64>,
     dt: f64,
 ) -> Result<DVector<f64>, DynamicsError> {
+    let mut out = q.clone();
+    integrate_into(model, q, v, dt, &mut out)?;
+    Ok(out)
+}
+
+/// [`integrate`] into a caller-owned vector of dimension nq (no allocation).
+pub fn integrate_into(
+    model: &Model,
+    q: &DVector<f64>,
+    v: &DVector<f64>,
+    dt: f64,
+    out: &mut DVector<f64>,
+) -> Result<(), DynamicsError> {
     check_configuration(model, q)?;
     check_velocity(model, v, "v")?;
-    let mut out = q.clone();
+    check_output(out, "q_next", "nq", model.nq())?;
+    out.copy_from(q);
     for joint in &model.joints {
         let (iq, iv) = (joint.idx_q, joint.idx_v);
         match joint.kind {
@@ -49,7 +63,7 @@ pub fn integrate(
             }
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 /// `q1 ⊖ q0`: the velocity (dimension nv) that takes `q0` to `q1` in one second, so that
@@ -59,9 +73,21 @@ pub fn difference(
     q0: &DVector<f64>,
     q1: &DVector<f64>,
 ) -> Result<DVector<f64>, DynamicsError> {
+    let mut out = DVector::zeros(model.nv());
+    difference_into(model, q0, q1, &mut out)?;
+    Ok(out)
+}
+
+/// [`difference`] into a caller-owned vector of dimension nv (no allocation).
+pub fn difference_into(
+    model: &Model,
+    q0: &DVector<f64>,
+    q1: &DVector<f64>,
+    out: &mut DVector<f64>,
+) -> Result<(), DynamicsError> {
     check_configuration(model, q0)?;
     check_configuration(model, q1)?;
-    let mut out = DVector::zeros(model.nv());
+    check_output(out, "difference", "nv", model.nv())?;
     for joint in &model.joints {
         let (iq, iv) = (joint.idx_q, joint.idx_v);
         match joint.kind {
@@ -87,7 +113,26 @@ pub fn difference(
             }
         }
     }
-    Ok(out)
+    Ok(())
+}
+
+/// Checks the length of an output vector.
+fn check_output(
+    out: &DVector<f64>,
+    name: &'static str,
+    dim: &'static str,
+    expected: usize,
+) -> Result<(), DynamicsError> {
+    if out.len() == expected {
+        Ok(())
+    } else {
+        Err(DynamicsError::WrongSize {
+            name,
+            dim,
+            expected,
+            got: out.len(),
+        })
+    }
 }
 
 /// The unit quaternion stored as `[qx qy qz qw]` from index `k` (normalized).

@@ -9,27 +9,34 @@
 //! local frame, gravity `(0, 0, −9.81)` m/s².
 
 pub mod aba;
+pub mod all_terms;
 pub mod cholesky;
 pub mod crba;
 pub mod energy;
 pub mod integrate;
 pub mod jacobian;
 pub mod kinematics;
+pub mod ltdl;
 pub mod rnea;
 pub mod spatial;
 
-use nalgebra::{DMatrix, DVector, Isometry3, Matrix6, Vector6};
+use nalgebra::{DMatrix, DVector, Isometry3, Matrix6, Vector3, Vector6};
 use thiserror::Error;
 
 use crate::model::{JointKind, Model, ModelError};
 
 pub use aba::aba;
+pub use all_terms::mass_matrix_and_bias;
 pub use cholesky::MassCholesky;
 pub use crba::crba;
-pub use energy::{kinetic_energy, potential_energy};
-pub use integrate::{difference, integrate};
-pub use jacobian::{frame_jacobian, point_jacobian_world, point_jacobian_world_into};
+pub use energy::{kinetic_energy, mechanical_energy, potential_energy};
+pub use integrate::{difference, difference_into, integrate, integrate_into};
+pub use jacobian::{
+    add_point_force, add_point_jacobian_rows, frame_jacobian, point_jacobian_world,
+    point_jacobian_world_into,
+};
 pub use kinematics::forward_kinematics;
+pub use ltdl::MassLtdl;
 pub use rnea::{generalized_gravity, nonlinear_effects, rnea};
 pub use spatial::Se3;
 
@@ -115,7 +122,7 @@ pub struct Data {
     /// Spatial force of each body, local frame.
     pub(crate) force: Vec<Vector6<f64>>,
     /// Composite rigid-body inertias, world coordinates (CRBA).
-    pub(crate) ycrb: Vec<Matrix6<f64>>,
+    pub(crate) ycrb: Vec<crba::WorldInertia>,
     /// Motion subspaces of one-dof joints in world coordinates (CRBA).
     pub(crate) s_world: Vec<Vector6<f64>>,
     /// Spatial inertia matrices of the bodies, local frames (constant).
@@ -162,7 +169,7 @@ impl Data {
             vel: vec![Vector6::zeros(); n],
             acc: vec![Vector6::zeros(); n],
             force: vec![Vector6::zeros(); n],
-            ycrb: vec![Matrix6::zeros(); n],
+            ycrb: vec![crba::WorldInertia::zero(); n],
             s_world: vec![Vector6::zeros(); n],
             body_matrices: model.inertias.iter().map(|i| i.matrix()).collect(),
             ia: vec![Matrix6::zeros(); n],
@@ -172,6 +179,17 @@ impl Data {
             d_inv: vec![0.0; n],
             u_tau: vec![Vector6::zeros(); n],
         }
+    }
+
+    /// World placement `oMi` of joint `joint`'s frame as last refreshed by
+    /// [`forward_kinematics`], [`crba()`] or [`mass_matrix_and_bias`] (panics if out of range).
+    pub fn joint_placement(&self, joint: usize) -> &Se3 {
+        &self.o_m_i[joint]
+    }
+
+    /// World position of joint `joint`'s origin (see [`Data::joint_placement`]).
+    pub fn joint_position(&self, joint: usize) -> Vector3<f64> {
+        self.o_m_i[joint].trans
     }
 
     /// World placement of a frame (after [`forward_kinematics`]).

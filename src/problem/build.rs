@@ -13,11 +13,22 @@
 //!   is detected (inside the margin, or after at most one step of penetration), an error
 //!   on the height of at most one step of travel, and no energy is added;
 //! - compliance: `R = r I` (paper §II).
+//!
+//! Two implementations: [`assemble`], dense, from a Cholesky factor of `M` (the reference),
+//! and [`ContactAssembly`], the simulator's, through the kinematic tree as Pinocchio does:
+//! with the LTDL factorization `M = Lᵀ D L` of [`crate::dynamics::MassLtdl`] and `Y = L⁻ᵀ Jᵀ`,
+//! `G = Yᵀ D⁻¹ Y`. A contact's Jacobian rows are zero outside the dofs of the chains from
+//! its two bodies to the root (its *support*), `L⁻ᵀ` keeps a vector on its support, so each
+//! column of `Y` costs a walk up those chains and `G_rs` a sum over the support of `r`'s
+//! contact; `M⁻¹ Jᵀ` is never formed: the velocity change `M⁻¹ Jᵀ λ = L⁻¹ D⁻¹ (Y λ)` is one
+//! sweep after the solve. [`ContactAssembly`] keeps its buffers between steps (no
+//! allocation while the number of contacts stays the same) and hands the problem out
+//! through [`ContactProblem::from_assembly`] (sizes and finiteness only).
 
-use nalgebra::{DMatrix, DVector};
+use nalgebra::{DMatrix, DVector, Matrix3, Vector3};
 
-use super::{ContactProblem, ProblemError};
-use crate::dynamics::{DynamicsError, MassCholesky};
+use super::{ContactProblem, ProblemError, ProblemParts};
+use crate::dynamics::{DynamicsError, MassCholesky, MassLtdl};
 use crate::simulation::params::StepParameters;
 
 /// What the bias `b` needs to know about one contact.
@@ -51,6 +62,28 @@ pub fn free_velocity(
     dt: f64,
 ) -> Result<DVector<f64>, DynamicsError> {
     Ok(v + mass.solve(generalized_force)? * dt)
+}
+
+/// `out = Δt M⁻¹ f` through the LTDL factor of `M`, so that `v_f = v + out` (paper eq. 2,
+/// as [`free_velocity`]). No allocation.
+pub fn free_velocity_change(
+    mass: &MassLtdl,
+    generalized_force: &DVector<f64>,
+    dt: f64,
+    out: &mut DVector<f64>,
+) -> Result<(), DynamicsError> {
+    if out.len() != generalized_force.len() {
+        return Err(DynamicsError::WrongSize {
+            name: "free velocity",
+            dim: "nv",
+            expected: generalized_force.len(),
+            got: out.len(),
+        });
+    }
+    out.copy_from(generalized_force);
+    mass.solve_in_place(out.as_mut_slice())?;
+    *out *= dt;
+    Ok(())
 }
 
 /// Normal bias `b_N` of one contact (design.md §1).
@@ -122,6 +155,276 @@ fn delassus_and_minv_jt(
     let delassus = x.transpose() * &x;
     let minv_jt = l.tr_solve_lower_triangular_unchecked(&x);
     (delassus, minv_jt)
+}
+
+/// The simulator's workspace for the assembly through the kinematic tree (module docs).
+///
+/// Per step: [`ContactAssembly::begin`] with the number of contacts, fill
+/// [`ContactAssembly::jacobian_mut`] and declare each contact's support with
+/// [`ContactAssembly::push_support`], then [`ContactAssembly::assemble`]; after the solve,
+/// [`ContactAssembly::velocity_change`]; give the problem back with
+/// [`ContactAssembly::recycle`] before the next [`ContactAssembly::begin`].
+#[derive(Debug, Clone, Default)]
+pub struct ContactAssembly {
+    nv: usize,
+    n: usize,
+    /// `J` (`3n × nv`); lent to the problem when it carries `J`.
+    jacobian: DMatrix<f64>,
+    /// Supports of the contacts, concatenated, each in decreasing dof order.
+    support: Vec<usize>,
+    /// Contact `i`'s support is `support[offsets[i]..offsets[i + 1]]`.
+    offsets: Vec<usize>,
+    /// Scratch marks, one per dof.
+    marked: Vec<bool>,
+    /// `Y = L⁻ᵀ Jᵀ` by contact: contact `i`'s three columns are `y[i nv..(i + 1) nv]`,
+    /// one 3-vector per dof.
+    y: Vec<Vector3<f64>>,
+    /// Buffers of the previous step's problem.
+    parts: ProblemParts,
+}
+
+impl ContactAssembly {
+    /// A workspace for a model with `nv` dofs.
+    pub fn new(nv: usize) -> Self {
+        Self {
+            nv,
+            jacobian: DMatrix::zeros(0, nv),
+            offsets: vec![0],
+            marked: vec![false; nv],
+            ..Default::default()
+        }
+    }
+
+    /// Starts a step with `n` contacts: `J` zeroed (`3n × nv`), no support declared.
+    pub fn begin(&mut self, n: usize) {
+        self.n = n;
+        resize_zeroed(&mut self.jacobian, 3 * n, self.nv);
+        self.support.clear();
+        self.offsets.clear();
+        self.offsets.push(0);
+    }
+
+    /// `J` (`3n × nv`), rows `[t1, t2, n]` per contact, for the caller to fill.
+    pub fn jacobian_mut(&mut self) -> &mut DMatrix<f64> {
+        &mut self.jacobian
+    }
+
+    /// Declares the support of the next contact (in order): the dofs of the chains from
+    /// each given dof to the root (`None` for a body welded to the world), in the tree of
+    /// `factor`. Its Jacobian rows must be zero elsewhere.
+    pub fn push_support(&mut self, factor: &MassLtdl, tops: &[Option<usize>]) {
+        let start = self.support.len();
+        for top in tops {
+            let mut k = *top;
+            while let Some(dof) = k.filter(|&d| d < self.nv) {
+                if self.marked[dof] {
+                    break;
+                }
+                self.marked[dof] = true;
+                self.support.push(dof);
+                k = factor.parent(dof);
+            }
+        }
+        let chain = &mut self.support[start..];
+        if !chain.is_sorted_by(|a, b| a > b) {
+            chain.sort_unstable_by(|a, b| b.cmp(a));
+        }
+        for &dof in chain.iter() {
+            self.marked[dof] = false;
+        }
+        self.offsets.push(self.support.len());
+    }
+
+    /// The support of contact `i` (decreasing dofs).
+    fn support_of(&self, i: usize) -> &[usize] {
+        &self.support[self.offsets[i]..self.offsets[i + 1]]
+    }
+
+    /// `(J x)_i`, the three rows of contact `i` (on its support).
+    pub fn contact_velocity(&self, i: usize, x: &DVector<f64>) -> Vector3<f64> {
+        let rows = 3 * self.n;
+        let j = self.jacobian.as_slice();
+        self.support_of(i).iter().fold(Vector3::zeros(), |sum, &k| {
+            let column = &j[k * rows + 3 * i..k * rows + 3 * i + 3];
+            sum + Vector3::new(column[0], column[1], column[2]) * x[k]
+        })
+    }
+
+    /// Assembles `(G, g, μ, R)` (module docs) from the factor of `M` and `v_f`; the
+    /// problem carries `J` when `attach_jacobian` (for the internal-force metric).
+    pub fn assemble(
+        &mut self,
+        factor: &MassLtdl,
+        free_velocity: &DVector<f64>,
+        contacts: &[ContactState],
+        params: &StepParameters,
+        attach_jacobian: bool,
+    ) -> Result<ContactProblem, ProblemError> {
+        let (n, nv) = (self.n, self.nv);
+        if contacts.len() != n || self.offsets.len() != n + 1 {
+            return Err(ProblemError::Size {
+                field: "contacts",
+                expected: format!("{n} states and supports"),
+                got: format!(
+                    "{} states, {} supports",
+                    contacts.len(),
+                    self.offsets.len() - 1
+                ),
+            });
+        }
+        if free_velocity.len() != nv || factor.dim() != nv {
+            return Err(ProblemError::Size {
+                field: "v_f",
+                expected: nv.to_string(),
+                got: format!(
+                    "{} (factor of dimension {})",
+                    free_velocity.len(),
+                    factor.dim()
+                ),
+            });
+        }
+        self.fill_y(factor)?;
+        let mut delassus = std::mem::take(&mut self.parts.delassus);
+        if delassus.shape() != (3 * n, 3 * n) {
+            // Every entry is written by fill_delassus.
+            delassus = DMatrix::zeros(3 * n, 3 * n);
+        }
+        self.fill_delassus(factor.inverse_d(), &mut delassus);
+        let mut g = std::mem::take(&mut self.parts.free_velocity);
+        resize_vector(&mut g, 3 * n);
+        for (i, contact) in contacts.iter().enumerate() {
+            let c = self.contact_velocity(i, free_velocity);
+            g[3 * i] = c.x;
+            g[3 * i + 1] = c.y;
+            g[3 * i + 2] = c.z + normal_bias(contact, params);
+        }
+        let mut mu = std::mem::take(&mut self.parts.mu);
+        resize_vector(&mut mu, n);
+        for (m, c) in mu.iter_mut().zip(contacts) {
+            *m = c.mu;
+        }
+        let compliance = (params.compliance > 0.0).then(|| {
+            let mut r = self.parts.compliance.take().unwrap_or_default();
+            resize_vector(&mut r, 3 * n);
+            r.fill(params.compliance);
+            r
+        });
+        let problem = ContactProblem::from_assembly(delassus, g, mu, compliance)?;
+        if attach_jacobian {
+            problem.with_jacobian(std::mem::take(&mut self.jacobian))
+        } else {
+            Ok(problem)
+        }
+    }
+
+    /// `Y = L⁻ᵀ Jᵀ` on each contact's support, the contact's three columns at once.
+    fn fill_y(&mut self, factor: &MassLtdl) -> Result<(), ProblemError> {
+        let (n, nv) = (self.n, self.nv);
+        if self.y.len() != n * nv {
+            self.y = vec![Vector3::zeros(); n * nv];
+        }
+        for i in 0..n {
+            let support = &self.support[self.offsets[i]..self.offsets[i + 1]];
+            let block = &mut self.y[i * nv..(i + 1) * nv];
+            block.fill(Vector3::zeros());
+            for &k in support {
+                block[k] = Vector3::new(
+                    self.jacobian[(3 * i, k)],
+                    self.jacobian[(3 * i + 1, k)],
+                    self.jacobian[(3 * i + 2, k)],
+                );
+            }
+            factor
+                .solve_lt_on(block, support)
+                .map_err(|e| ProblemError::Size {
+                    field: "M",
+                    expected: format!("a factor of dimension {nv}"),
+                    got: e.to_string(),
+                })?;
+        }
+        Ok(())
+    }
+
+    /// `G_ab = Σ_k Y_ka Y_kbᵀ / D_k` (3 × 3 blocks) over the support of contact `a` (`Y_ka`
+    /// is zero elsewhere); blocks `a ≤ b` computed, the others mirrored, so that `G` is
+    /// exactly symmetric.
+    fn fill_delassus(&self, inverse_d: &[f64], delassus: &mut DMatrix<f64>) {
+        let (n, nv) = (self.n, self.nv);
+        for a in 0..n {
+            let ya = &self.y[a * nv..(a + 1) * nv];
+            for b in a..n {
+                let yb = &self.y[b * nv..(b + 1) * nv];
+                let mut block = Matrix3::zeros();
+                for &k in self.support_of(a) {
+                    block += ya[k] * (yb[k] * inverse_d[k]).transpose();
+                }
+                for r in 0..3 {
+                    for c in 0..3 {
+                        let value = if a == b && c < r {
+                            block[(c, r)]
+                        } else {
+                            block[(r, c)]
+                        };
+                        delassus[(3 * a + r, 3 * b + c)] = value;
+                        delassus[(3 * b + c, 3 * a + r)] = value;
+                    }
+                }
+            }
+        }
+    }
+
+    /// `out = M⁻¹ Jᵀ λ = L⁻¹ D⁻¹ (Y λ)` (`nv`), so that `v⁺ = v_f + out`.
+    pub fn velocity_change(
+        &self,
+        factor: &MassLtdl,
+        lambda: &DVector<f64>,
+        out: &mut DVector<f64>,
+    ) -> Result<(), DynamicsError> {
+        let nv = self.nv;
+        if lambda.len() != 3 * self.n || out.len() != nv {
+            return Err(DynamicsError::WrongSize {
+                name: "lambda",
+                dim: "3 x contacts",
+                expected: 3 * self.n,
+                got: lambda.len(),
+            });
+        }
+        out.fill(0.0);
+        for i in 0..self.n {
+            let l = Vector3::new(lambda[3 * i], lambda[3 * i + 1], lambda[3 * i + 2]);
+            let block = &self.y[i * nv..(i + 1) * nv];
+            for &k in self.support_of(i) {
+                out[k] += block[k].dot(&l);
+            }
+        }
+        factor.solve_dl_in_place(out.as_mut_slice())
+    }
+
+    /// Takes back the buffers of a problem this workspace assembled (and `J`, if the
+    /// problem carried it).
+    pub fn recycle(&mut self, problem: ContactProblem) {
+        let mut parts = problem.into_parts();
+        if let Some(jacobian) = parts.jacobian.take() {
+            self.jacobian = jacobian;
+        }
+        self.parts = parts;
+    }
+}
+
+/// Gives `m` the shape `rows × cols` (reallocating only when the shape changes), zeroed.
+fn resize_zeroed(m: &mut DMatrix<f64>, rows: usize, cols: usize) {
+    if m.shape() == (rows, cols) {
+        m.as_mut_slice().fill(0.0);
+    } else {
+        *m = DMatrix::zeros(rows, cols);
+    }
+}
+
+/// Gives `v` the length `len` (reallocating only when it changes).
+fn resize_vector(v: &mut DVector<f64>, len: usize) {
+    if v.len() != len {
+        *v = DVector::zeros(len);
+    }
 }
 
 #[cfg(test)]

@@ -71,6 +71,21 @@ const SYMMETRY_TOLERANCE: f64 = 1e-9;
 /// Relative tolerance on negative eigenvalues of `G`.
 const PSD_TOLERANCE: f64 = 1e-9;
 
+/// The buffers of a [`ContactProblem`], from [`ContactProblem::into_parts`].
+#[derive(Debug, Clone, Default)]
+pub struct ProblemParts {
+    /// `G`.
+    pub delassus: DMatrix<f64>,
+    /// `g`.
+    pub free_velocity: DVector<f64>,
+    /// `μ`.
+    pub mu: DVector<f64>,
+    /// `R`, if any.
+    pub compliance: Option<DVector<f64>>,
+    /// `J`, if attached.
+    pub jacobian: Option<DMatrix<f64>>,
+}
+
 /// A validated contact problem.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ContactProblem {
@@ -121,6 +136,41 @@ impl ContactProblem {
         })
     }
 
+    /// The simulator's door: a problem assembled as `G = J M⁻¹ Jᵀ`, symmetric and PSD by
+    /// construction, is checked for sizes and finiteness only (no symmetry test, no
+    /// eigen-decomposition); files and users go through [`ContactProblem::new`].
+    pub fn from_assembly(
+        delassus: DMatrix<f64>,
+        free_velocity: DVector<f64>,
+        mu: DVector<f64>,
+        compliance: Option<DVector<f64>>,
+    ) -> Result<Self, ProblemError> {
+        let n = mu.len();
+        let dim = 3 * n;
+        if delassus.nrows() != dim || delassus.ncols() != dim {
+            return Err(ProblemError::Size {
+                field: "G",
+                expected: format!("{dim}x{dim} (3 x {n} contacts)"),
+                got: format!("{}x{}", delassus.nrows(), delassus.ncols()),
+            });
+        }
+        check_size("g", dim, free_velocity.len())?;
+        check_finite_vector("mu", &mu)?;
+        check_finite_matrix("G", &delassus)?;
+        check_finite_vector("g", &free_velocity)?;
+        if let Some(r) = &compliance {
+            check_size("R", dim, r.len())?;
+            check_finite_vector("R", r)?;
+        }
+        Ok(Self {
+            delassus,
+            free_velocity,
+            mu,
+            compliance,
+            jacobian: None,
+        })
+    }
+
     /// Attaches the contact Jacobian `J` (`3n × nv`), used by metrics such as the
     /// internal-force norm.
     pub fn with_jacobian(mut self, jacobian: DMatrix<f64>) -> Result<Self, ProblemError> {
@@ -134,6 +184,18 @@ impl ContactProblem {
         check_finite_matrix("J", &jacobian)?;
         self.jacobian = Some(jacobian);
         Ok(self)
+    }
+
+    /// Takes the problem apart, so that a simulator can refill the same buffers at its
+    /// next step instead of allocating new ones.
+    pub fn into_parts(self) -> ProblemParts {
+        ProblemParts {
+            delassus: self.delassus,
+            free_velocity: self.free_velocity,
+            mu: self.mu,
+            compliance: self.compliance,
+            jacobian: self.jacobian,
+        }
     }
 
     /// Number of contacts `n`.

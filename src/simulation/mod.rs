@@ -2,6 +2,7 @@
 
 pub mod batch;
 pub mod controllers;
+pub mod export;
 pub mod interrupt;
 pub mod output;
 pub mod params;
@@ -10,10 +11,11 @@ pub mod runner;
 pub mod scenario;
 pub mod step;
 pub mod sweep;
+pub mod timing;
 pub mod world;
 
 pub use params::StepParameters;
 pub use runner::{simulate, SimulationError};
 pub use scenario::{Scenario, ScenarioError};
-pub use step::{Simulator, StepError};
+pub use step::{Simulator, StepError, StepMetrics, StepSummary};
 pub use world::World;

@@ -1,31 +1,37 @@
 //! One time step in pipeline order (design.md §1), with a wall-clock timer per stage:
 //!
-//! 1. dynamics: kinematics, `M(q)` and its Cholesky factor, the generalized force
-//!    `τ + J_extᵀ f_ext − nle(q, v)` (one RNEA with external forces);
-//! 2. collision: contacts of the allowed pairs within the margin, their frames and the
-//!    Jacobian rows `R_iᵀ (J_B(p_i) − J_A(p_i))`;
-//! 3. assembly: `v_f`, then `G`, `g` with the Baumgarte/restitution bias and compliance
-//!    ([`crate::problem::build`]);
+//! 1. dynamics: joint placements, `M(q)` (CRBA) and its LTDL factor `M = Lᵀ D L` through
+//!    the kinematic tree, the bias `C(q, v) v + g(q)` (RNEA), the PD torques (their inertia
+//!    scaling `1 / (M⁻¹)_jj` read from the factor) and the external forces `J_extᵀ f_ext`;
+//! 2. collision: contacts of the pairs the scenario allows, within the margin, each pair
+//!    GJK-warm-started from its previous step; their frames and Jacobian rows
+//!    `R_iᵀ (J_B(p_i) − J_A(p_i))`;
+//! 3. assembly: `v_f`, then `G`, `g` with the Baumgarte/restitution bias and compliance,
+//!    through the tree ([`ContactAssembly`]);
 //! 4. solve: the contact solver, warm-started with the previous `λ` of the contacts
 //!    matched by pair of collision objects (same bodies, same geometries), or cold (from
 //!    `λ = 0`, solver reset) when `warm_start` is off;
-//! 5. integration: `v⁺ = v_f + M⁻¹Jᵀλ`, `q⁺ = q ⊕ v⁺ Δt`, metrics and energy.
+//! 5. integration: `v⁺ = v_f + M⁻¹Jᵀλ`, `q⁺ = q ⊕ v⁺ Δt`; on a recorded step, the
+//!    metrics ([`StepMetrics`]) and energy.
+//!
+//! [`Simulator::advance`] takes a step without recording it: once the buffers have grown
+//! to the number of contacts it allocates nothing itself (the solver's own report aside).
+//! [`Simulator::step`] takes a step and returns its [`StepRecord`].
 
-use std::collections::HashMap;
 use std::time::Instant;
 
-use nalgebra::{DMatrix, DVector, Vector3};
+use nalgebra::{DVector, Isometry3, Vector3};
 use thiserror::Error;
 
 use super::params::StepParameters;
 use super::recorder::{ContactRecord, StageTimings, StepRecord};
-use super::world::World;
-use crate::collision::{detect_contacts, CollisionError, ContactSettings};
-use crate::dynamics::{self, Data, DynamicsError, MassCholesky};
-use crate::metrics::compute_metrics;
+use super::scenario::ExternalForce;
+use super::world::{ActuationWorkspace, World};
+use crate::collision::{CollisionError, ContactDetector, ContactSettings, DetectionOutcomes};
+use crate::dynamics::{self, Data, DynamicsError, MassLtdl, Se3};
 use crate::metrics::energy::MechanicalEnergy;
-use crate::metrics::ProblemMetrics;
-use crate::problem::build::{assemble, free_velocity, AssembledProblem, ContactState};
+use crate::metrics::{compute_metrics, ProblemMetrics};
+use crate::problem::build::{free_velocity_change, ContactAssembly, ContactState};
 use crate::problem::{contact_vector, set_contact_vector, ContactProblem, ProblemError};
 use crate::solvers::{ContactSolver, SolveStatus, SolverError};
 
@@ -74,12 +80,70 @@ pub enum StepError {
     },
 }
 
+/// Which contact metrics a recorded step carries ([`Simulator::step`]; steps taken with
+/// [`Simulator::advance`] compute none).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum StepMetrics {
+    /// Every metric of design.md §5, internal forces included (the problem carries `J`).
+    #[default]
+    All,
+    /// Every metric but the internal forces (`internal_forces` is `None`: no SVD of `J`).
+    WithoutInternalForces,
+    /// No contact metric (all zero): residuals are not evaluated.
+    None,
+}
+
+/// What [`Simulator::advance`] tells about the step it took.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StepSummary {
+    /// Contacts.
+    pub contacts: usize,
+    /// Solver iterations.
+    pub iterations: usize,
+    /// True when the solver converged (or there was no contact).
+    pub converged: bool,
+    /// Wall time per stage.
+    pub timings: StageTimings,
+    /// Collision queries, and those that hit an iteration cap.
+    pub collision: DetectionOutcomes,
+}
+
 /// A contact of the current step, before solving.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Copy)]
 struct StepContact {
-    key: (usize, usize),
+    /// Index of its pair in the detector's pairs.
+    pair: usize,
+    /// Its objects (A, B).
+    objects: (usize, usize),
     point: Vector3<f64>,
     distance: f64,
+}
+
+/// The `λ` a pair carried at a step.
+#[derive(Debug, Clone, Copy)]
+struct PairForce {
+    step: usize,
+    lambda: Vector3<f64>,
+}
+
+/// The vectors of nv (or nq) entries a step works in.
+#[derive(Debug, Clone)]
+struct Buffers {
+    tau: DVector<f64>,
+    generalized_force: DVector<f64>,
+    v_free: DVector<f64>,
+    v_next: DVector<f64>,
+    q_next: DVector<f64>,
+    warm: DVector<f64>,
+    actuation: ActuationWorkspace,
+}
+
+/// What the solve of the last step returned.
+#[derive(Debug, Clone)]
+struct SolveOutcome {
+    iterations: usize,
+    /// `None` when there was no contact.
+    status: Option<SolveStatus>,
 }
 
 /// A world being simulated with one solver.
@@ -88,35 +152,103 @@ pub struct Simulator {
     data: Data,
     solver: Box<dyn ContactSolver>,
     params: StepParameters,
-    forces: Vec<super::scenario::ExternalForce>,
+    forces: Vec<ExternalForce>,
+    metrics: StepMetrics,
     q: DVector<f64>,
     v: DVector<f64>,
     step: usize,
-    previous: HashMap<(usize, usize), Vector3<f64>>,
-    last_solution: Option<(ContactProblem, DVector<f64>, bool)>,
+    mass: MassLtdl,
+    detector: ContactDetector,
+    /// Object placements in their joint frames.
+    placements: Vec<Se3>,
+    /// `A|B` names of the detector's pairs, for the records.
+    pair_names: Vec<String>,
+    /// World poses of the objects (those in some pair are refreshed each step).
+    poses: Vec<Isometry3<f64>>,
+    assembly: ContactAssembly,
+    contacts: Vec<StepContact>,
+    states: Vec<ContactState>,
+    /// Per pair, the `λ` of the last step it was in contact.
+    previous: Vec<Option<PairForce>>,
+    buffers: Buffers,
+    /// The last step's problem (`None` without contact) and `λ`.
+    problem: Option<ContactProblem>,
+    lambda: DVector<f64>,
+    outcome: SolveOutcome,
+    timings: StageTimings,
+    collision: DetectionOutcomes,
 }
 
 impl Simulator {
-    /// A simulator at the world's initial state.
+    /// A simulator at the world's initial state; the collision pairs are those the
+    /// world's filter accepts.
     pub fn new(
         world: World,
         solver: Box<dyn ContactSolver>,
         params: StepParameters,
-        forces: Vec<super::scenario::ExternalForce>,
+        forces: Vec<ExternalForce>,
     ) -> Self {
         let data = Data::new(&world.model);
+        let objects = world
+            .objects
+            .iter()
+            .map(|o| (o.shape.clone(), o.joint))
+            .collect();
+        let detector = ContactDetector::new(objects, &world.filter);
+        let pair_names = detector
+            .pairs()
+            .iter()
+            .map(|&(a, b)| format!("{}|{}", world.objects[a].name, world.objects[b].name))
+            .collect();
+        let placements = world
+            .objects
+            .iter()
+            .map(|o| Se3::from_isometry(&o.placement))
+            .collect();
+        let (nq, nv) = (world.model.nq(), world.model.nv());
+        let buffers = Buffers {
+            tau: DVector::zeros(nv),
+            generalized_force: DVector::zeros(nv),
+            v_free: DVector::zeros(nv),
+            v_next: DVector::zeros(nv),
+            q_next: DVector::zeros(nq),
+            warm: DVector::zeros(0),
+            actuation: world.actuation_workspace(),
+        };
         Self {
             q: world.q0.clone(),
             v: world.v0.clone(),
+            mass: MassLtdl::new(&world.model),
+            poses: vec![Isometry3::identity(); world.objects.len()],
+            previous: vec![None; detector.pairs().len()],
+            assembly: ContactAssembly::new(nv),
+            contacts: Vec::new(),
+            states: Vec::new(),
+            detector,
+            placements,
+            pair_names,
             data,
             world,
             solver,
             params,
             forces,
+            metrics: StepMetrics::default(),
             step: 0,
-            previous: HashMap::new(),
-            last_solution: None,
+            buffers,
+            problem: None,
+            lambda: DVector::zeros(0),
+            outcome: SolveOutcome {
+                iterations: 0,
+                status: None,
+            },
+            timings: StageTimings::default(),
+            collision: DetectionOutcomes::default(),
         }
+    }
+
+    /// Chooses the metrics of recorded steps (default [`StepMetrics::All`]).
+    pub fn set_metrics(&mut self, metrics: StepMetrics) {
+        self.metrics = metrics;
     }
 
     /// The world.
@@ -129,12 +261,25 @@ impl Simulator {
         self.step as f64 * self.params.dt
     }
 
+    /// Current configuration (`nq`) and velocity (`nv`).
+    pub fn state(&self) -> (&DVector<f64>, &DVector<f64>) {
+        (&self.q, &self.v)
+    }
+
     /// The contact problem of the last step, the solver's `λ` and whether it converged
     /// (`None` before the first step or when the last step had no contact).
     pub fn last_solution(&self) -> Option<(&ContactProblem, &DVector<f64>, bool)> {
-        self.last_solution
+        let converged = self
+            .outcome
+            .status
             .as_ref()
-            .map(|(p, l, converged)| (p, l, *converged))
+            .is_some_and(SolveStatus::is_converged);
+        self.problem.as_ref().map(|p| (p, &self.lambda, converged))
+    }
+
+    /// What the narrow phase did at the last step (queries that hit an iteration cap).
+    pub fn collision_outcomes(&self) -> DetectionOutcomes {
+        self.collision
     }
 
     /// The record of the current state, nothing solved (step 0).
@@ -159,201 +304,222 @@ impl Simulator {
     }
 
     fn energy(&mut self, step: usize) -> Result<MechanicalEnergy, StepError> {
-        let dynamics_error = |source| StepError::Dynamics { step, source };
-        let model = &self.world.model;
-        Ok(MechanicalEnergy {
-            kinetic: dynamics::kinetic_energy(model, &mut self.data, &self.q, &self.v)
-                .map_err(dynamics_error)?,
-            potential: dynamics::potential_energy(model, &mut self.data, &self.q)
-                .map_err(dynamics_error)?,
+        let (kinetic, potential) =
+            dynamics::mechanical_energy(&self.world.model, &mut self.data, &self.q, &self.v)
+                .map_err(|source| StepError::Dynamics { step, source })?;
+        Ok(MechanicalEnergy { kinetic, potential })
+    }
+
+    /// Takes one step and returns its record (metrics as set by
+    /// [`Simulator::set_metrics`], energy after the step).
+    pub fn step(&mut self) -> Result<StepRecord, StepError> {
+        self.take_step(self.metrics == StepMetrics::All)?;
+        let clock = Instant::now();
+        let mut record = self.record()?;
+        self.timings.integration += clock.elapsed().as_secs_f64();
+        record.timings = self.timings;
+        Ok(record)
+    }
+
+    /// Takes one step without recording it (no metric, no energy): the steady-state path,
+    /// which allocates nothing once the buffers have grown (the solver's report aside).
+    pub fn advance(&mut self) -> Result<StepSummary, StepError> {
+        self.take_step(false)?;
+        Ok(StepSummary {
+            contacts: self.contacts.len(),
+            iterations: self.outcome.iterations,
+            converged: self
+                .outcome
+                .status
+                .as_ref()
+                .is_none_or(SolveStatus::is_converged),
+            timings: self.timings,
+            collision: self.collision,
         })
     }
 
-    /// Takes one step and returns its record.
-    pub fn step(&mut self) -> Result<StepRecord, StepError> {
+    /// The stages of the module docs; `attach_jacobian` lends `J` to the problem (for the
+    /// internal-force metric).
+    #[inline(never)]
+    fn take_step(&mut self, attach_jacobian: bool) -> Result<(), StepError> {
         let step = self.step + 1;
-        let t = self.time();
         let dynamics_error = |source| StepError::Dynamics { step, source };
         let mut timings = StageTimings::default();
 
         let clock = Instant::now();
-        let (mass, generalized_force) = self.dynamics_stage(t).map_err(dynamics_error)?;
+        self.dynamics_stage().map_err(dynamics_error)?;
         timings.dynamics = clock.elapsed().as_secs_f64();
 
         let clock = Instant::now();
-        let (contacts, jacobian) = self.collision_stage(step)?;
+        if let Some(problem) = self.problem.take() {
+            self.assembly.recycle(problem);
+        }
+        self.collision_stage(step)?;
         timings.collision = clock.elapsed().as_secs_f64();
 
         let clock = Instant::now();
-        let v_free = free_velocity(&mass, &self.v, &generalized_force, self.params.dt)
-            .map_err(dynamics_error)?;
-        let assembled = self.assembly_stage(step, &contacts, &jacobian, &mass, &v_free)?;
+        self.assembly_stage(step, attach_jacobian)?;
         timings.assembly = clock.elapsed().as_secs_f64();
 
         let clock = Instant::now();
-        let (lambda, iterations, solver_status) = match &assembled {
-            Some(a) => self.solve_stage(step, &contacts, &a.problem)?,
-            None => (DVector::zeros(0), 0, None),
-        };
-        let converged = solver_status.as_ref().is_none_or(SolveStatus::is_converged);
-        let status = solver_status
-            .as_ref()
-            .map_or_else(|| "no contact".to_string(), ToString::to_string);
+        self.solve_stage(step)?;
         timings.solve = clock.elapsed().as_secs_f64();
 
         let clock = Instant::now();
-        let v_next = match &assembled {
-            Some(a) => &v_free + &a.minv_jt * &lambda,
-            None => v_free,
-        };
-        let q_next = dynamics::integrate(&self.world.model, &self.q, &v_next, self.params.dt)
-            .map_err(dynamics_error)?;
-        if !(q_next.iter().all(|x| x.is_finite()) && v_next.iter().all(|x| x.is_finite())) {
-            return Err(StepError::NonFinite {
-                step,
-                what: "the state",
-            });
-        }
-        let (records, metrics) = match &assembled {
-            Some(a) => contact_records(&self.world, &contacts, &a.problem, &lambda),
-            None => (Vec::new(), ProblemMetrics::default()),
-        };
-        self.previous = contacts
-            .iter()
-            .enumerate()
-            .map(|(i, c)| (c.key, contact_vector(&lambda, i)))
-            .collect();
-        self.last_solution = assembled.map(|a| (a.problem, lambda, converged));
-        self.q = q_next;
-        self.v = v_next;
-        self.step = step;
-        let energy = self.energy(step)?;
+        self.integration_stage(step)?;
         timings.integration = clock.elapsed().as_secs_f64();
-        Ok(StepRecord {
-            step,
-            time: self.time(),
-            q: self.q.clone(),
-            v: self.v.clone(),
-            base_position: self.world.base_position(&self.q),
-            contacts: records,
-            metrics,
-            energy,
-            iterations,
-            status,
-            solver_status,
-            converged,
-            collision_failures: 0,
-            timings,
-        })
+        self.timings = timings;
+        Ok(())
     }
 
-    /// `M(q)` factorized and `τ + J_extᵀ f_ext − nle(q, v)` (as `τ − RNEA(q, v, 0, f_ext)`).
-    fn dynamics_stage(&mut self, t: f64) -> Result<(MassCholesky, DVector<f64>), DynamicsError> {
+    /// `M(q)` and its factor, and the generalized force `τ + J_extᵀ f_ext − C(q, v) v − g(q)`
+    /// into `buffers.generalized_force`.
+    #[inline(never)]
+    fn dynamics_stage(&mut self) -> Result<(), DynamicsError> {
         let model = &self.world.model;
-        dynamics::forward_kinematics(model, &mut self.data, &self.q)?;
-        let mass = MassCholesky::new(dynamics::crba(model, &mut self.data, &self.q)?)?;
-        let tau = self.world.actuation(&self.q, &self.v, &mass)?;
-        let forces: Vec<[f64; 3]> = self.forces.iter().map(|f| f.at(t)).collect();
-        let fext = self.world.external_wrenches(&self.data, &forces);
-        let zero = DVector::zeros(model.nv());
-        let inverse = dynamics::rnea(model, &mut self.data, &self.q, &self.v, &zero, Some(&fext))?;
-        Ok((mass, tau - inverse))
+        dynamics::mass_matrix_and_bias(model, &mut self.data, &self.q, &self.v, None)?;
+        self.mass.factorize(&self.data.mass_matrix)?;
+        let b = &mut self.buffers;
+        self.world.actuation(
+            &self.q,
+            &self.v,
+            &mut self.mass,
+            &mut b.actuation,
+            &mut b.tau,
+        )?;
+        b.generalized_force.copy_from(&b.tau);
+        b.generalized_force -= &self.data.tau;
+        let t = self.step as f64 * self.params.dt;
+        self.world
+            .add_external_forces(&self.data, &self.forces, t, &mut b.generalized_force)
     }
 
-    /// Contacts and the Jacobian `J` (`3n × nv`), rows `[t1, t2, n]` per contact.
-    fn collision_stage(&self, step: usize) -> Result<(Vec<StepContact>, DMatrix<f64>), StepError> {
-        let objects = self.world.placed_objects(&self.data);
+    /// Contacts of the allowed pairs, `J` and the contacts' supports.
+    #[inline(never)]
+    fn collision_stage(&mut self, step: usize) -> Result<(), StepError> {
+        for &k in self.detector.objects() {
+            let joint = self.world.objects[k].joint;
+            self.poses[k] = self
+                .data
+                .joint_placement(joint)
+                .compose(&self.placements[k])
+                .to_isometry();
+        }
         let settings = ContactSettings {
             margin: self.params.margin,
             ..Default::default()
         };
-        let pairs = detect_contacts(&objects, &self.world.filter, &settings)
+        self.detector
+            .detect(&self.poses, &settings)
             .map_err(|source| StepError::Collision { step, source })?;
-        let nv = self.world.model.nv();
-        let mut jacobian = DMatrix::zeros(3 * pairs.len(), nv);
-        let mut contacts = Vec::with_capacity(pairs.len());
-        for (i, pair) in pairs.iter().enumerate() {
-            let p = pair.contact.point();
-            let joint_a = self.world.objects[pair.a].joint;
-            let joint_b = self.world.objects[pair.b].joint;
-            let relative = self
-                .point_jacobian(joint_b, &p)
-                .and_then(|jb| Ok(jb - self.point_jacobian(joint_a, &p)?))
-                .map_err(|source| StepError::Dynamics { step, source })?;
-            let rows = pair.contact.frame.matrix().transpose() * relative;
-            jacobian.rows_mut(3 * i, 3).copy_from(&rows);
-            contacts.push(StepContact {
-                key: (pair.a, pair.b),
-                point: p,
+        let found = self.detector.contacts();
+        self.collision = self.detector.outcomes();
+        self.contacts.clear();
+        for (pair, &p) in found.iter().zip(self.detector.contact_pairs()) {
+            self.contacts.push(StepContact {
+                pair: p,
+                objects: (pair.a, pair.b),
+                point: pair.contact.point(),
                 distance: pair.contact.distance,
             });
         }
-        Ok((contacts, jacobian))
-    }
-
-    /// World-aligned Jacobian (`3 × nv`) of a point fixed on `joint`'s body (zero for the
-    /// world).
-    fn point_jacobian(
-        &self,
-        joint: usize,
-        p: &Vector3<f64>,
-    ) -> Result<DMatrix<f64>, DynamicsError> {
-        let nv = self.world.model.nv();
-        if joint == 0 {
-            return Ok(DMatrix::zeros(3, nv));
-        }
-        let j = dynamics::point_jacobian_world(&self.world.model, &self.data, joint, p)?;
-        Ok(DMatrix::from_iterator(3, nv, j.iter().copied()))
-    }
-
-    fn assembly_stage(
-        &self,
-        step: usize,
-        contacts: &[StepContact],
-        jacobian: &DMatrix<f64>,
-        mass: &MassCholesky,
-        v_free: &DVector<f64>,
-    ) -> Result<Option<AssembledProblem>, StepError> {
-        if contacts.is_empty() {
-            return Ok(None);
-        }
-        let velocity_before = jacobian * &self.v;
-        let states: Vec<ContactState> = contacts
-            .iter()
-            .enumerate()
-            .map(|(i, c)| ContactState {
-                signed_distance: c.distance,
-                normal_velocity: velocity_before[3 * i + 2],
-                was_inactive: self.previous.get(&c.key).is_none_or(|l| l.z <= 0.0),
-                mu: self.world.friction,
-            })
-            .collect();
-        assemble(jacobian, mass, v_free, &states, &self.params)
-            .map(Some)
-            .map_err(|source| StepError::Problem { step, source })
-    }
-
-    fn solve_stage(
-        &mut self,
-        step: usize,
-        contacts: &[StepContact],
-        problem: &ContactProblem,
-    ) -> Result<(DVector<f64>, usize, Option<SolveStatus>), StepError> {
-        let warm = if self.params.warm_start {
-            let mut warm = DVector::zeros(problem.dim());
-            for (i, c) in contacts.iter().enumerate() {
-                if let Some(previous) = self.previous.get(&c.key) {
-                    set_contact_vector(&mut warm, i, previous);
-                }
+        self.assembly.begin(self.contacts.len());
+        let model = &self.world.model;
+        for (i, (contact, pair)) in self.contacts.iter().zip(found).enumerate() {
+            let frame = pair.contact.frame.matrix();
+            let mut tops = [None; 2];
+            for (k, (object, sign)) in [(contact.objects.1, 1.0), (contact.objects.0, -1.0)]
+                .into_iter()
+                .enumerate()
+            {
+                let joint = self.world.objects[object].joint;
+                dynamics::add_point_jacobian_rows(
+                    model,
+                    &self.data,
+                    joint,
+                    &contact.point,
+                    frame,
+                    sign,
+                    self.assembly.jacobian_mut(),
+                    3 * i,
+                )
+                .map_err(|source| StepError::Dynamics { step, source })?;
+                let j = &model.joints[joint];
+                tops[k] = (j.nv() > 0).then(|| j.idx_v + j.nv() - 1);
             }
-            Some(warm)
+            self.assembly.push_support(&self.mass, &tops);
+        }
+        Ok(())
+    }
+
+    /// `v_f`, then `(G, g, μ, R)` (no problem without contact).
+    #[inline(never)]
+    fn assembly_stage(&mut self, step: usize, attach_jacobian: bool) -> Result<(), StepError> {
+        let b = &mut self.buffers;
+        free_velocity_change(
+            &self.mass,
+            &b.generalized_force,
+            self.params.dt,
+            &mut b.v_free,
+        )
+        .map_err(|source| StepError::Dynamics { step, source })?;
+        b.v_free += &self.v;
+        if self.contacts.is_empty() {
+            return Ok(());
+        }
+        self.states.clear();
+        for (i, c) in self.contacts.iter().enumerate() {
+            let previous = self.previous[c.pair].filter(|f| f.step + 1 == step);
+            self.states.push(ContactState {
+                signed_distance: c.distance,
+                normal_velocity: self.assembly.contact_velocity(i, &self.v).z,
+                was_inactive: previous.is_none_or(|f| f.lambda.z <= 0.0),
+                mu: self.world.friction,
+            });
+        }
+        let problem = self
+            .assembly
+            .assemble(
+                &self.mass,
+                &self.buffers.v_free,
+                &self.states,
+                &self.params,
+                attach_jacobian,
+            )
+            .map_err(|source| StepError::Problem { step, source })?;
+        self.problem = Some(problem);
+        Ok(())
+    }
+
+    /// The solver on the step's problem, warm-started from the contacts' previous `λ`.
+    #[inline(never)]
+    fn solve_stage(&mut self, step: usize) -> Result<(), StepError> {
+        let Some(problem) = &self.problem else {
+            self.lambda = DVector::zeros(0);
+            self.outcome = SolveOutcome {
+                iterations: 0,
+                status: None,
+            };
+            return Ok(());
+        };
+        let warm = if self.params.warm_start {
+            let warm = &mut self.buffers.warm;
+            if warm.len() != problem.dim() {
+                *warm = DVector::zeros(problem.dim());
+            }
+            for (i, c) in self.contacts.iter().enumerate() {
+                let previous = self.previous[c.pair].filter(|f| f.step + 1 == step);
+                let lambda = previous.map_or_else(Vector3::zeros, |f| f.lambda);
+                set_contact_vector(warm, i, &lambda);
+            }
+            Some(&*warm)
         } else {
             self.solver.reset();
             None
         };
         let report = self
             .solver
-            .solve(problem, warm.as_ref())
+            .solve(problem, warm)
             .map_err(|source| StepError::Solver { step, source })?;
         if !report.lambda.iter().all(|x| x.is_finite()) {
             return Err(StepError::NonFinite {
@@ -361,32 +527,101 @@ impl Simulator {
                 what: "the solver's lambda",
             });
         }
-        Ok((report.lambda, report.iterations, Some(report.status)))
+        self.lambda = report.lambda;
+        self.outcome = SolveOutcome {
+            iterations: report.iterations,
+            status: Some(report.status),
+        };
+        Ok(())
     }
-}
 
-/// Per-contact records and the step's metrics (design.md §5).
-fn contact_records(
-    world: &World,
-    contacts: &[StepContact],
-    problem: &ContactProblem,
-    lambda: &DVector<f64>,
-) -> (Vec<ContactRecord>, ProblemMetrics) {
-    let m = compute_metrics(problem, lambda);
-    let c = problem.velocity(lambda);
-    let records = contacts
-        .iter()
-        .enumerate()
-        .map(|(i, contact)| ContactRecord {
-            pair: format!(
-                "{}|{}",
-                world.objects[contact.key.0].name, world.objects[contact.key.1].name
-            ),
-            point: contact.point.into(),
-            signed_distance: contact.distance,
-            lambda: contact_vector(lambda, i).into(),
-            velocity: contact_vector(&c, i).into(),
+    /// `v⁺ = v_f + M⁻¹Jᵀλ`, `q⁺ = q ⊕ v⁺ Δt`; each pair keeps its `λ`.
+    #[inline(never)]
+    fn integration_stage(&mut self, step: usize) -> Result<(), StepError> {
+        let dynamics_error = |source| StepError::Dynamics { step, source };
+        let b = &mut self.buffers;
+        if self.problem.is_some() {
+            self.assembly
+                .velocity_change(&self.mass, &self.lambda, &mut b.v_next)
+                .map_err(dynamics_error)?;
+            b.v_next += &b.v_free;
+        } else {
+            b.v_next.copy_from(&b.v_free);
+        }
+        dynamics::integrate_into(
+            &self.world.model,
+            &self.q,
+            &b.v_next,
+            self.params.dt,
+            &mut b.q_next,
+        )
+        .map_err(dynamics_error)?;
+        if !(b.q_next.iter().all(|x| x.is_finite()) && b.v_next.iter().all(|x| x.is_finite())) {
+            return Err(StepError::NonFinite {
+                step,
+                what: "the state",
+            });
+        }
+        for (i, c) in self.contacts.iter().enumerate() {
+            self.previous[c.pair] = Some(PairForce {
+                step,
+                lambda: contact_vector(&self.lambda, i),
+            });
+        }
+        std::mem::swap(&mut self.q, &mut b.q_next);
+        std::mem::swap(&mut self.v, &mut b.v_next);
+        self.step = step;
+        Ok(())
+    }
+
+    /// The record of the step just taken: state, contacts, metrics, energy.
+    fn record(&mut self) -> Result<StepRecord, StepError> {
+        let energy = self.energy(self.step)?;
+        let (contacts, metrics) = match &self.problem {
+            Some(problem) => {
+                let metrics = match self.metrics {
+                    StepMetrics::None => ProblemMetrics::default(),
+                    _ => compute_metrics(problem, &self.lambda),
+                };
+                (self.contact_records(problem), metrics)
+            }
+            None => (Vec::new(), ProblemMetrics::default()),
+        };
+        let (status, converged) = match &self.outcome.status {
+            Some(status) => (status.to_string(), status.is_converged()),
+            None => ("no contact".to_string(), true),
+        };
+        Ok(StepRecord {
+            step: self.step,
+            time: self.time(),
+            q: self.q.clone(),
+            v: self.v.clone(),
+            base_position: self.world.base_position(&self.q),
+            contacts,
+            metrics,
+            energy,
+            iterations: self.outcome.iterations,
+            status,
+            solver_status: self.outcome.status.clone(),
+            converged,
+            collision_failures: self.collision.not_converged(),
+            timings: self.timings,
         })
-        .collect();
-    (records, m)
+    }
+
+    /// Per-contact records of the last step (design.md §5).
+    fn contact_records(&self, problem: &ContactProblem) -> Vec<ContactRecord> {
+        let c = problem.velocity(&self.lambda);
+        self.contacts
+            .iter()
+            .enumerate()
+            .map(|(i, contact)| ContactRecord {
+                pair: self.pair_names[contact.pair].clone(),
+                point: contact.point.into(),
+                signed_distance: contact.distance,
+                lambda: contact_vector(&self.lambda, i).into(),
+                velocity: contact_vector(&c, i).into(),
+            })
+            .collect()
+    }
 }

@@ -12,14 +12,12 @@
 
 use std::collections::HashSet;
 
-use nalgebra::{
-    DMatrix, DVector, Isometry3, Quaternion, Translation3, UnitQuaternion, Vector3, Vector6,
-};
+use nalgebra::{DVector, Isometry3, Quaternion, Translation3, UnitQuaternion, Vector3, Vector6};
 
 use super::controllers::offset_target;
-use super::scenario::{Actuation, Pose, Scenario, ScenarioError, ShapeSpec};
-use crate::collision::{shape_from_geometry, CollisionObject, PairFilter, Shape};
-use crate::dynamics::{self, Data, DynamicsError, MassCholesky};
+use super::scenario::{Actuation, ExternalForce, Pose, Scenario, ScenarioError, ShapeSpec};
+use crate::collision::{shape_from_geometry, PairFilter, Shape};
+use crate::dynamics::{self, Data, DynamicsError, MassLtdl};
 use crate::model::{robots, FreeBodiesBuilder, GeometryShape, JointKind, Model};
 
 /// What a collision object is, for the pair rules of the module docs.
@@ -222,24 +220,6 @@ impl World {
         })
     }
 
-    /// World pose of object `k` given the joint placements `omi`.
-    pub fn object_pose(&self, data: &Data, k: usize) -> Isometry3<f64> {
-        let o = &self.objects[k];
-        data.omi[o.joint] * o.placement
-    }
-
-    /// The collision objects placed at the current kinematics.
-    pub fn placed_objects(&self, data: &Data) -> Vec<CollisionObject> {
-        (0..self.objects.len())
-            .map(|k| CollisionObject {
-                shape: self.objects[k].shape.clone(),
-                pose: self.object_pose(data, k),
-                owner: self.objects[k].joint,
-                name: self.objects[k].name.clone(),
-            })
-            .collect()
-    }
-
     /// Base position (m, world) at configuration `q`.
     pub fn base_position(&self, q: &DVector<f64>) -> [f64; 3] {
         if self.base_joint == 0 {
@@ -259,42 +239,69 @@ impl World {
         coordinate_names(&self.model, false)
     }
 
-    /// Joint torques of the PD (`nv`): `τ = K_p (q_ref ⊖ q) − K_d v` on the actuated
-    /// joints, scaled by the apparent inertias `1 / (M⁻¹)_jj` when asked.
+    /// Buffers of [`World::actuation`], kept by the simulator.
+    pub fn actuation_workspace(&self) -> ActuationWorkspace {
+        let nv = self.model.nv();
+        ActuationWorkspace {
+            error: DVector::zeros(nv),
+            inverse_diagonal: vec![0.0; nv],
+        }
+    }
+
+    /// Joint torques of the PD into `tau` (`nv`): `τ = K_p (q_ref ⊖ q) − K_d v` on the
+    /// actuated joints, scaled by the apparent inertias `1 / (M⁻¹)_jj` when asked, read
+    /// from the LTDL factor `mass` of `M(q)` without inverting `M`. No allocation.
     pub fn actuation(
         &self,
         q: &DVector<f64>,
         v: &DVector<f64>,
-        mass: &MassCholesky,
-    ) -> Result<DVector<f64>, DynamicsError> {
-        let mut tau = DVector::zeros(self.model.nv());
+        mass: &mut MassLtdl,
+        work: &mut ActuationWorkspace,
+        tau: &mut DVector<f64>,
+    ) -> Result<(), DynamicsError> {
+        tau.fill(0.0);
         let Some(pd) = &self.pd else {
-            return Ok(tau);
+            return Ok(());
         };
-        let error = dynamics::difference(&self.model, q, &pd.target)?;
-        let inverse = if pd.inertia_scaled {
-            let nv = self.model.nv();
-            Some(mass.solve_matrix(&DMatrix::identity(nv, nv))?)
-        } else {
-            None
-        };
-        for &i in &self.actuated {
-            let scale = inverse.as_ref().map_or(1.0, |m| 1.0 / m[(i, i)]);
-            tau[i] = scale * (pd.kp * error[i] - pd.kd * v[i]);
+        dynamics::difference_into(&self.model, q, &pd.target, &mut work.error)?;
+        if pd.inertia_scaled {
+            mass.inverse_diagonal(&mut work.inverse_diagonal)?;
         }
-        Ok(tau)
+        for &i in &self.actuated {
+            let scale = if pd.inertia_scaled {
+                1.0 / work.inverse_diagonal[i]
+            } else {
+                1.0
+            };
+            tau[i] = scale * (pd.kp * work.error[i] - pd.kd * v[i]);
+        }
+        Ok(())
     }
 
-    /// External forces per joint (`njoints`, `[f; n]` in each joint's local frame, applied
-    /// at its origin), from world-axis forces `forces[i]` on `force_joints[i]`.
-    pub fn external_wrenches(&self, data: &Data, forces: &[[f64; 3]]) -> Vec<Vector6<f64>> {
-        let mut fext = vec![Vector6::zeros(); self.model.njoints()];
+    /// `out += Σ_i J_iᵀ f_i`: the generalized force of the external forces `forces` at
+    /// time `t` (world axes, N), each applied at the origin of its joint
+    /// ([`World::force_joints`]); needs the joint placements of `data` at the current `q`.
+    pub fn add_external_forces(
+        &self,
+        data: &Data,
+        forces: &[ExternalForce],
+        t: f64,
+        out: &mut DVector<f64>,
+    ) -> Result<(), DynamicsError> {
         for (f, &joint) in forces.iter().zip(&self.force_joints) {
-            let local = data.omi[joint].rotation.inverse() * Vector3::from(*f);
-            fext[joint] += Vector6::new(local.x, local.y, local.z, 0.0, 0.0, 0.0);
+            let origin = data.joint_position(joint);
+            let force = Vector3::from(f.at(t));
+            dynamics::add_point_force(&self.model, data, joint, &origin, &force, out)?;
         }
-        fext
+        Ok(())
     }
+}
+
+/// Buffers of the PD controller (see [`World::actuation_workspace`]).
+#[derive(Debug, Clone)]
+pub struct ActuationWorkspace {
+    error: DVector<f64>,
+    inverse_diagonal: Vec<f64>,
 }
 
 /// Moves a fixed-base robot's root (everything welded to the world) to `pose`.

@@ -1,0 +1,193 @@
+//! `contactbench bench-step`: µs per whole simulation step of a scenario and the per-stage
+//! split (median over repeated blocks of steps after settling), with the machine noted, as
+//! text or JSON (for `tools/mujoco_step.py`, which times MuJoCo on the same robot).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use contactbench::simulation::export::describe;
+use contactbench::simulation::timing::{bench_steps, StepBenchReport, StepBenchSettings};
+use contactbench::simulation::StepMetrics;
+use contactbench::solvers::SolverSpec;
+use serde::Serialize;
+
+use super::common::load_scenarios;
+
+/// Arguments of `contactbench bench-step`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The scenario file (YAML).
+    pub scenario: PathBuf,
+    /// The solver, e.g. `ncp-admm:eps_abs=1e-6`, at its default settings unless the text
+    /// sets them (the scenario's solver list and settings are not used).
+    #[arg(long, default_value = "ncp-admm")]
+    pub solver: String,
+    /// Steps per timed block.
+    #[arg(long, default_value_t = 1000)]
+    pub steps: usize,
+    /// Timed blocks (the median is reported).
+    #[arg(long, default_value_t = 7)]
+    pub repeats: usize,
+    /// Untimed steps before each block (each block starts from the initial state).
+    #[arg(long, default_value_t = 200)]
+    pub settle: usize,
+    /// Change a scenario value first, `path=value` (repeatable), e.g.
+    /// `--set external_forces=[]`.
+    #[arg(long = "set")]
+    pub overrides: Vec<String>,
+    /// Contact metrics of each recorded step: `all`, `no-internal-forces` (no SVD of J)
+    /// or `none`.
+    #[arg(long, value_enum, default_value_t = Metrics::All)]
+    pub metrics: Metrics,
+    /// Time the step alone (`Simulator::advance`: no record, no metric, no energy)
+    /// instead of the recorded step a run takes.
+    #[arg(long)]
+    pub no_record: bool,
+    /// Print the simulated world as JSON (robot URDF, joints, initial state, contact
+    /// spheres, bodies, PD gains, M(q0)) instead of timing: what `tools/mujoco_step.py`
+    /// rebuilds in MuJoCo.
+    #[arg(long)]
+    pub describe: bool,
+    /// Print one JSON object instead of the table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `--metrics` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Metrics {
+    /// Every metric, internal forces included.
+    All,
+    /// Every metric but the internal forces.
+    NoInternalForces,
+    /// No contact metric.
+    None,
+}
+
+impl From<Metrics> for StepMetrics {
+    fn from(m: Metrics) -> Self {
+        match m {
+            Metrics::All => StepMetrics::All,
+            Metrics::NoInternalForces => StepMetrics::WithoutInternalForces,
+            Metrics::None => StepMetrics::None,
+        }
+    }
+}
+
+/// The machine the figures come from.
+#[derive(Debug, Serialize)]
+struct Machine {
+    cpu: String,
+    cores: usize,
+    load_average: String,
+}
+
+fn machine() -> Machine {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|text| {
+            text.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, name)| name.trim().to_string())
+        })
+        .unwrap_or_else(|| std::env::consts::ARCH.to_string());
+    let load_average = std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "unknown".into());
+    Machine {
+        cpu,
+        cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        load_average,
+    }
+}
+
+#[derive(Debug, Serialize)]
+struct Output<'a> {
+    scenario: &'a str,
+    solver: &'a str,
+    metrics: Metrics,
+    recorded: bool,
+    machine: Machine,
+    #[serde(flatten)]
+    report: &'a StepBenchReport,
+}
+
+/// Runs the command.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let scenario = load_scenarios(std::slice::from_ref(&args.scenario), &args.overrides)?.remove(0);
+    if args.describe {
+        println!("{}", serde_json::to_string(&describe(&scenario)?)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    let spec: SolverSpec = args
+        .solver
+        .parse()
+        .with_context(|| format!("--solver {}", args.solver))?;
+    spec.build()
+        .with_context(|| format!("--solver {}", args.solver))?;
+    anyhow::ensure!(args.steps >= 1, "--steps must be at least 1");
+    anyhow::ensure!(args.repeats >= 1, "--repeats must be at least 1");
+    let settings = StepBenchSettings {
+        settle: args.settle,
+        steps: args.steps,
+        repeats: args.repeats,
+        record: !args.no_record,
+    };
+    let report = bench_steps(&scenario, &spec, args.metrics.into(), &settings)?;
+    let output = Output {
+        scenario: &scenario.name,
+        solver: &args.solver,
+        metrics: args.metrics,
+        recorded: !args.no_record,
+        machine: machine(),
+        report: &report,
+    };
+    if args.json {
+        println!("{}", serde_json::to_string(&output)?);
+    } else {
+        print_table(&output);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_table(out: &Output<'_>) {
+    let r = out.report;
+    let s = &r.stages_us;
+    let what = if out.recorded {
+        format!("recorded steps, metrics {:?}", out.metrics)
+    } else {
+        "steps without record".to_string()
+    };
+    println!(
+        "{} with {}, {what}: {} blocks of {} steps, each after {} settling steps",
+        out.scenario, out.solver, r.repeats, r.steps, r.settle
+    );
+    println!(
+        "machine: {} ({} cores, load average {})",
+        out.machine.cpu, out.machine.cores, out.machine.load_average
+    );
+    println!(
+        "contacts per step {:.2}, solver iterations per step {:.2}, steps not converged {}, \
+         collision queries not converged {}",
+        r.contacts, r.iterations, r.not_converged, r.collision_not_converged
+    );
+    println!("| stage | µs per step (median) |");
+    println!("|---|---|");
+    for (name, value) in [
+        ("dynamics", s.dynamics),
+        ("collision", s.collision),
+        ("assembly", s.assembly),
+        ("solve", s.solve),
+        ("integration + metrics", s.integration),
+        ("other (record, clocks)", s.other),
+    ] {
+        println!("| {name} | {value:.3} |");
+    }
+    println!(
+        "| **whole step** | **{:.3}** (blocks {:.3} to {:.3}) |",
+        r.step_us, r.step_us_range[0], r.step_us_range[1]
+    );
+}

@@ -1,0 +1,172 @@
+//! A settled simulation step allocates nothing (issue 9.3): once the robot stands and
+//! every buffer has grown to the number of contacts, `Simulator::advance` performs no heap
+//! allocation outside the contact solver. Counted with a global allocator of this test
+//! binary that counts the allocations of the current thread while counting is on; the
+//! solver runs behind a wrapper that pauses counting, because the `ContactSolver` trait
+//! returns an owned report (and the solvers' internals are another module's): its own
+//! allocations are printed, not asserted.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::path::Path;
+
+use contactbench::problem::ContactProblem;
+use contactbench::simulation::{Scenario, Simulator, World};
+use contactbench::solvers::{
+    ContactModel, ContactSolver, SolveReport, SolverError, SolverSettings, SolverSpec,
+};
+use nalgebra::DVector;
+
+thread_local! {
+    static COUNTING: Cell<bool> = const { Cell::new(false) };
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+    static SOLVER_ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+}
+
+struct CountingAllocator;
+
+// SAFETY: every call is forwarded to the system allocator unchanged; the counters are
+// const-initialized thread locals that never allocate.
+unsafe impl GlobalAlloc for CountingAllocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        count();
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        count();
+        unsafe { System.alloc_zeroed(layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        count();
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: CountingAllocator = CountingAllocator;
+
+fn count() {
+    let _ = COUNTING.try_with(|on| {
+        if on.get() {
+            let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+        }
+    });
+}
+
+/// Allocations of this thread while `f` runs.
+fn allocations_during<T>(f: impl FnOnce() -> T) -> (T, usize) {
+    let before = ALLOCATIONS.with(Cell::get);
+    let was_on = COUNTING.with(|on| on.replace(true));
+    let out = f();
+    COUNTING.with(|on| on.set(was_on));
+    (out, ALLOCATIONS.with(Cell::get) - before)
+}
+
+/// A solver whose allocations are left out of the step's count and tallied apart
+/// (`SOLVER_ALLOCATIONS`).
+struct Uncounted(Box<dyn ContactSolver>);
+
+impl Uncounted {
+    fn paused<T>(&mut self, f: impl FnOnce(&mut Box<dyn ContactSolver>) -> T) -> T {
+        let was_on = COUNTING.with(|on| on.replace(false));
+        let (out, n) = allocations_during(|| f(&mut self.0));
+        ALLOCATIONS.with(|c| c.set(c.get() - n));
+        SOLVER_ALLOCATIONS.with(|c| c.set(c.get() + n));
+        COUNTING.with(|on| on.set(was_on));
+        out
+    }
+}
+
+impl ContactSolver for Uncounted {
+    fn name(&self) -> &str {
+        self.0.name()
+    }
+    fn model(&self) -> ContactModel {
+        self.0.model()
+    }
+    fn settings(&self) -> &SolverSettings {
+        self.0.settings()
+    }
+    fn settings_mut(&mut self) -> &mut SolverSettings {
+        self.0.settings_mut()
+    }
+    fn solve(
+        &mut self,
+        problem: &ContactProblem,
+        warm_start: Option<&DVector<f64>>,
+    ) -> Result<SolveReport, SolverError> {
+        self.paused(|s| s.solve(problem, warm_start))
+    }
+    fn reset(&mut self) {
+        self.paused(|s| s.reset())
+    }
+}
+
+/// The scenario's simulator with ncp-admm behind [`Uncounted`], after `settle` steps.
+fn settled(file: &str, overrides: &[&str], settle: usize) -> Simulator {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("scenarios")
+        .join(file);
+    let overrides: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+    let scenario = Scenario::load(&path, &overrides).unwrap();
+    let world = World::build(&scenario).unwrap();
+    let spec: SolverSpec = "ncp-admm".parse().unwrap();
+    let solver = Uncounted(spec.build().unwrap());
+    let mut sim = Simulator::new(
+        world,
+        Box::new(solver),
+        scenario.step_parameters(),
+        scenario.external_forces.clone(),
+    );
+    for _ in 0..settle {
+        sim.advance().unwrap();
+    }
+    sim
+}
+
+/// Takes `steps` steps and asserts that none allocates; each must have `contacts` contacts.
+fn assert_allocation_free(name: &str, sim: &mut Simulator, steps: usize, contacts: usize) {
+    let solver_before = SOLVER_ALLOCATIONS.with(Cell::get);
+    for k in 0..steps {
+        let (summary, n) = allocations_during(|| sim.advance().unwrap());
+        assert_eq!(summary.contacts, contacts, "{name}: step {k} contacts");
+        assert_eq!(n, 0, "{name}: step {k} allocated {n} times");
+    }
+    let solver = SOLVER_ALLOCATIONS.with(Cell::get) - solver_before;
+    println!(
+        "{name}: 0 allocations per step outside the solver; ncp-admm: {:.1} per solve",
+        solver as f64 / steps as f64
+    );
+}
+
+#[test]
+fn settled_solo12_step_allocates_nothing() {
+    let mut sim = settled("solo_standing.yaml", &[], 300);
+    assert_allocation_free("solo12", &mut sim, 200, 4);
+}
+
+#[test]
+fn settled_talos_step_allocates_nothing() {
+    let mut sim = settled("talos_push.yaml", &["external_forces=[]"], 300);
+    assert_allocation_free("talos", &mut sim, 200, 8);
+}
+
+#[test]
+fn resting_cube_step_allocates_nothing() {
+    let still = "initial_state.bodies.cube.velocity=[0, 0, 0, 0, 0, 0]";
+    let mut sim = settled("cube_slide.yaml", &[still], 100);
+    assert_allocation_free("cube", &mut sim, 200, 4);
+}
+
+#[test]
+fn the_counter_sees_allocations() {
+    let (v, n) = allocations_during(|| vec![1.0_f64; 16]);
+    assert_eq!(v.len(), 16);
+    assert_eq!(n, 1);
+}
