@@ -27,7 +27,8 @@ fn bench_steps(c: &mut Criterion) {
                 Ok(s) => s,
                 Err(e) => panic!("{e}"),
             };
-            let spec: SolverSpec = match "ncp-admm:eps_abs=1e-6,max_iter=500".parse() {
+            let spec: SolverSpec = match "ncp-admm:stop=absolute,eps_abs=1e-6,max_iter=500".parse()
+            {
                 Ok(s) => s,
                 Err(e) => panic!("{e}"),
             };

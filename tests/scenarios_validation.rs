@@ -20,7 +20,7 @@ simulation:
   dt: 1.0e-3
   duration: 0.5
 solvers:
-  - {solver: ncp-admm, eps_abs: 1.0e-8}
+  - {solver: ncp-admm, eps_rel: 1.0e-8}
   - lcp-pgs:max_iter=50
 ";
 
@@ -48,7 +48,7 @@ fn good_scenario_parses_with_defaults() {
     assert_eq!(s.num_steps(), 500);
     let specs = s.solver_specs();
     assert_eq!(specs.len(), 2);
-    assert_eq!(specs[0].settings.eps_abs, 1e-8);
+    assert_eq!(specs[0].settings.eps_rel, 1e-8);
     assert_eq!(specs[1].settings.max_iter, 50);
     assert!(s.world.ground);
 }

@@ -13,7 +13,7 @@ pub fn runner() -> &'static Runner {
     &|scenario, spec| simulate(scenario, spec).map_err(|e| e.to_string())
 }
 
-/// Parses `--solver` texts (`ncp-admm:eps_abs=1e-8`); each solver must build.
+/// Parses `--solver` texts (`ncp-admm:eps_rel=1e-8`); each solver must build.
 pub fn parse_solvers(texts: &[String]) -> anyhow::Result<Option<Vec<SolverSpec>>> {
     if texts.is_empty() {
         return Ok(None);

@@ -15,7 +15,7 @@ pub struct Args {
     /// The scenario file (YAML).
     pub scenario: PathBuf,
     /// Solver to run instead of the scenario's list (repeatable), e.g.
-    /// `ncp-admm:eps_abs=1e-8,max_iter=500`.
+    /// `ncp-admm:eps_rel=1e-8,max_iter=500`.
     #[arg(long = "solver")]
     pub solvers: Vec<String>,
     /// Results directory. Default `results/<scenario name>`.

@@ -17,7 +17,7 @@
 //!     cube: {position: [0, 0, 0.1], velocity: [1, 0, 0, 0, 0, 0]}
 //! simulation: {dt: 1e-3, duration: 0.5}
 //! solvers:
-//!   - {solver: ncp-admm, eps_abs: 1e-8}
+//!   - {solver: ncp-admm, eps_rel: 1e-8}
 //! ```
 
 use std::collections::BTreeMap;
@@ -101,8 +101,8 @@ pub struct Scenario {
     pub external_forces: Vec<ExternalForce>,
     /// Time stepping.
     pub simulation: SimulationSpec,
-    /// The solvers to compare: `ncp-admm`, `ncp-admm:eps_abs=1e-8` or
-    /// `{solver: ncp-admm, eps_abs: 1e-8}`.
+    /// The solvers to compare: `ncp-admm`, `ncp-admm:eps_rel=1e-8` or
+    /// `{solver: ncp-admm, eps_rel: 1e-8}`.
     pub solvers: Vec<SolverEntry>,
     /// An analytical solution to compare with, when there is one.
     #[serde(default, with = "serde_yaml::with::singleton_map")]
@@ -384,9 +384,9 @@ fn default_restitution_threshold() -> f64 {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum SolverEntry {
-    /// `ncp-admm` or `ncp-admm:eps_abs=1e-8,max_iter=200`.
+    /// `ncp-admm` or `ncp-admm:eps_rel=1e-8,max_iter=200`.
     Text(String),
-    /// `{solver: ncp-admm, eps_abs: 1e-8}`.
+    /// `{solver: ncp-admm, eps_rel: 1e-8}`.
     Map(Map<String, Value>),
 }
 

@@ -22,12 +22,12 @@ use super::recorder::{ContactRecord, StageTimings, StepRecord};
 use super::world::World;
 use crate::collision::{detect_contacts, CollisionError, ContactSettings};
 use crate::dynamics::{self, Data, DynamicsError, MassCholesky};
-use crate::metrics::compute_metrics;
+use crate::metrics::compute_model_metrics;
 use crate::metrics::energy::MechanicalEnergy;
 use crate::metrics::ProblemMetrics;
 use crate::problem::build::{assemble, free_velocity, AssembledProblem, ContactState};
 use crate::problem::{contact_vector, set_contact_vector, ContactProblem, ProblemError};
-use crate::solvers::{ContactSolver, SolverError};
+use crate::solvers::{ContactModel, ContactSolver, SolverError};
 
 /// Why a step could not be taken.
 #[derive(Debug, Error)]
@@ -209,7 +209,13 @@ impl Simulator {
             });
         }
         let (records, metrics) = match &assembled {
-            Some(a) => contact_records(&self.world, &contacts, &a.problem, &lambda),
+            Some(a) => contact_records(
+                &self.world,
+                &contacts,
+                &a.problem,
+                &lambda,
+                self.solver.model(),
+            ),
             None => (Vec::new(), ProblemMetrics::default()),
         };
         self.previous = contacts
@@ -368,8 +374,9 @@ fn contact_records(
     contacts: &[StepContact],
     problem: &ContactProblem,
     lambda: &DVector<f64>,
+    model: ContactModel,
 ) -> (Vec<ContactRecord>, ProblemMetrics) {
-    let m = compute_metrics(problem, lambda);
+    let m = compute_model_metrics(problem, lambda, model);
     let c = problem.velocity(lambda);
     let records = contacts
         .iter()
