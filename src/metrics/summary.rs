@@ -44,7 +44,7 @@ pub struct ContactMetrics {
     pub dual_feasibility: f64,
     /// `ε_c = |⟨λ, ĉ⟩|` (N·s·m/s).
     pub complementarity: f64,
-    /// `max(ε_p / λ_s, ε_d / v_s, ε_c / (λ_s v_s))`, the relative NCP criterion.
+    /// `max(ε_p / λ_s, ε_d / v_s, ε_c / (λ_s,i v_s))`, the relative NCP criterion.
     pub relative_criterion: f64,
     /// `max(ε_p, ε_d, ε_c)`.
     pub ncp_criterion: f64,
@@ -211,7 +211,7 @@ fn contact_metrics(
         primal_feasibility: ncp.primal_feasibility,
         dual_feasibility: ncp.dual_feasibility,
         complementarity: ncp.complementarity,
-        relative_criterion: ncp.relative(scales),
+        relative_criterion: ncp.relative(scales, lambda),
         ncp_criterion: ncp.max(),
         ccp_residual: ccp_contact_residual(mu, lambda, c).max(),
         lcp_residual: lcp_contact_residual(mu, lambda, c).max(),

@@ -259,9 +259,9 @@ impl ContactProblem {
     }
 
     /// `v_s / max_k (G + R)_kk` (N·s): the impulse that changes a velocity by `v_s` through
-    /// the stiffest diagonal entry, the smallest impulse scale of the relative criterion
-    /// (docs/ruler.md: without it, a take-off answer with `λ ≈ 1e-11` scores `r ≈ 1`).
-    /// 0 when `G + R` has no positive diagonal entry.
+    /// the stiffest diagonal entry, the smallest impulse scale `λ_s` of the relative
+    /// criterion (docs/ruler.md: without it, a take-off answer with `λ ≈ 1e-11` scores
+    /// `r ≈ 1`). 0 when `G + R` has no positive diagonal entry.
     pub fn impulse_floor(&self) -> f64 {
         self.impulse_floor
     }
