@@ -7,7 +7,9 @@ tests/solvers.cpp, tests/python/test_solvers.py and tests/python/data/{sliding_c
 2cubes_t0}.npz. Only numbers are taken (matrices G / A, vectors g / b, friction
 coefficients, and the reference solutions `sol` / `lam0` the tests give); no code.
 A problem that several tests share is written once; README.md in the output directory
-lists, per file, the tests it comes from.
+lists, per file, the tests it comes from. `lambda` is the test's reference solution
+`sol` when it compares with one, else its explicit starting point `x0` (raisim's tests),
+else the recorded `lam0` (sliding_cube.npz).
 
 Usage (numpy only; the repository mirror is a bare git directory):
 
@@ -56,8 +58,14 @@ def cpp_cases(source):
         for v, dims in re.findall(r"(?:MatrixXs|VectorXs) (\w+) = \w+::Zero\(([^;]*)\);", body):
             if v in values:
                 continue
-            # The reference solution is complete where a test first compares with it.
-            text = body.split(f"isApprox({v}", 1)[0] if v == "sol" else setup
+            # The reference solution is complete where a test first compares with it; the
+            # starting point x0 where the test first solves from it.
+            if v == "sol":
+                text = body.split(f"isApprox({v}", 1)[0]
+            elif v == "x0":
+                text = body.split("solver.solve(", 1)[0]
+            else:
+                text = setup
             shape = tuple(eval(d, {}, env) for d in dims.split(","))  # noqa: S307 (sizes)
             arr = np.zeros(shape if len(shape) == 2 else shape[0])
             first = re.search(rf"\n\s*{v} << ([^;]*);", text)
@@ -75,6 +83,9 @@ def cpp_cases(source):
         case = {"G": G, "g": g.ravel(), "mu": numbers(mus.group(1))}
         if "sol" in values and np.any(values["sol"]) and "isApprox(sol" in body:
             case["lambda"] = values["sol"].ravel()
+        elif "x0" in values and np.any(values["x0"]):
+            # The test's explicit starting point (a warm start).
+            case["lambda"] = values["x0"].ravel()
         cases.append((name, case))
     return cases
 

@@ -46,6 +46,9 @@ use super::{
 use crate::problem::cones::{de_saxce_correction, project_dual_ice_cream, project_ice_cream};
 use crate::problem::{contact_vector, set_contact_vector, ContactProblem};
 
+/// How far ρ may move from the largest eigenvalue of `G + R`, either way.
+const RHO_RANGE: f64 = 1e12;
+
 /// Parameters of the ADMM solvers (names as in Pinocchio's `ADMMContactSolver`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -487,6 +490,11 @@ fn solve_admm(
             rho *= rho_increment;
         } else if dual > params.ratio_primal_dual * primal {
             rho /= rho_increment;
+        }
+        // ρ stays within 1e±12 of the largest eigenvalue (it overflowed to inf on an
+        // ill-conditioned ContactBench problem, and the iterate became NaN).
+        if largest > 0.0 {
+            rho = rho.clamp(RHO_RANGE.recip() * largest, RHO_RANGE * largest);
         }
     }
     state.last_rho = Some((dim, rho));
