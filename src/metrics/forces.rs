@@ -11,14 +11,14 @@
 //! ```text
 //! min_z ½ ‖Nᵀλ + z‖²   s.t. per contact i:  λ'_i = λ_i + N_i z  in the model's cone (relaxed
 //!                                           by λ_i's own violation),
-//!                                           |⟨λ'_i, ĉ_i⟩| ≤ |⟨λ_i, ĉ_i⟩|  when ‖ĉ_i‖ > 1e-6 v_s,
+//!                                           |⟨λ'_i, ĉ_i⟩| ≤ |⟨λ_i, ĉ_i⟩|  when ‖ĉ_i‖ > 1e-4 v_s,
 //! ```
 //!
 //! `ĉ_i` the model's corrected velocity (NCP `c + Γ(c)`, CCP `c`, LCP the pyramid's, RaiSim
 //! `(−‖c_T‖ λ_T/‖λ_T‖, c_N + μ‖c_T‖)`, the face of the cone its sliding law selects):
 //! with `λ'_i` in the cone and `ĉ_i` in the dual cone, `⟨λ'_i, ĉ_i⟩ = 0` is the
 //! complementarity face (zero force when separating, the friction ray when sliding); a
-//! contact at rest (`‖ĉ_i‖ ≤ 1e-6 v_s`) may take any force of the cone. The **required**
+//! contact at rest (`‖ĉ_i‖ ≤ 1e-4 v_s`) may take any force of the cone. The **required**
 //! internal force is `‖Nᵀλ*‖`, the **spurious** one `‖λ − λ*‖ = ‖z*‖`. An exact, least
 //! internal force answer has spurious 0; a pushed cube at stiction has a required part
 //! (unequal friction forces keep it from rotating).
@@ -37,7 +37,7 @@ use crate::solvers::ContactModel;
 /// values below `1e-6 σ_max`).
 const NULL_SPACE_TOLERANCE: f64 = 1e-12;
 /// A contact whose corrected velocity is at most this fraction of `v_s` is at rest.
-const AT_REST: f64 = 1e-6;
+const AT_REST: f64 = 1e-4;
 /// Clarabel's tolerance on the dimensionless SOCP.
 const SOCP_TOLERANCE: f64 = 1e-10;
 /// Clarabel's iteration cap on the SOCP.
