@@ -16,6 +16,7 @@
 //! - [`solvers`]: the solver trait and the twelve solvers, one file each.
 //! - [`simulation`]: time stepping, scenarios, recording, sweeps.
 //! - [`metrics`]: one ruler for every solver (residuals, energy, consistency).
+//! - [`corpus`]: problem files × solvers, judged by one ruler, performance profiles.
 //! - [`report`]: tables and plots from recorded runs.
 //!
 //! Conventions are Pinocchio's: free-flyer `q = [x y z qx qy qz qw]`, base twist in the
@@ -23,6 +24,7 @@
 #![warn(missing_docs)]
 
 pub mod collision;
+pub mod corpus;
 pub mod dynamics;
 pub mod metrics;
 pub mod model;

@@ -10,7 +10,7 @@ fn main() -> std::process::ExitCode {
         Ok(code) => code,
         Err(err) => {
             eprintln!("error: {err:#}");
-            std::process::ExitCode::FAILURE
+            cli::exit_code(&err)
         }
     }
 }

@@ -19,6 +19,9 @@ fn write(name: &str, text: &str) -> PathBuf {
 
 const LINK_A: &str = r#"<link name="a"><inertial><mass value="1"/><inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial></link>"#;
 
+/// A link with mass, so that the joint moving it moves something.
+const LINK_B: &str = r#"<link name="b"><inertial><mass value="1"/><inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial></link>"#;
+
 fn joint(name: &str, kind: &str, parent: &str, child: &str) -> String {
     format!(
         r#"<joint name="{name}" type="{kind}"><parent link="{parent}"/><child link="{child}"/><axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="1" velocity="1"/></joint>"#
@@ -41,7 +44,7 @@ fn assert_names(err: &ModelError, parts: &[&str]) {
 #[test]
 fn a_valid_two_link_urdf_loads() {
     let text = format!(
-        r#"<robot name="r">{LINK_A}<link name="b"/>{}</robot>"#,
+        r#"<robot name="r">{LINK_A}{LINK_B}{}</robot>"#,
         joint("j", "revolute", "a", "b")
     );
     let (_, model) = load("valid.urdf", &text);
@@ -52,16 +55,61 @@ fn a_valid_two_link_urdf_loads() {
 #[test]
 fn truncated_or_malformed_urdf() {
     for (name, text) in [
-        ("truncated.urdf", format!(r#"<robot name="r">{LINK_A}<link name="b">"#)),
+        (
+            "truncated.urdf",
+            format!(r#"<robot name="r">{LINK_A}<link name="b">"#),
+        ),
         ("garbage.urdf", "this is not xml".to_string()),
         ("empty.urdf", String::new()),
         ("wrong_root.urdf", "<model/>".to_string()),
-        ("bad_number.urdf", r#"<robot name="r"><link name="a"><inertial><mass value="heavy"/><inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial></link></robot>"#.to_string()),
     ] {
         let (path, result) = load(name, &text);
         let err = result.unwrap_err();
-        assert!(matches!(err, ModelError::MalformedUrdf { .. }), "{name}: {err:?}");
+        assert!(
+            matches!(err, ModelError::MalformedUrdf { .. }),
+            "{name}: {err:?}"
+        );
         assert_names(&err, &[&path.display().to_string()]);
+    }
+}
+
+#[test]
+fn bad_or_missing_inertial_fields_name_the_link_and_line() {
+    for (name, inertial, expected) in [
+        (
+            "bad_number.urdf",
+            r#"<mass value="heavy"/><inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/>"#,
+            "mass value=\"heavy\"",
+        ),
+        (
+            "no_inertia.urdf",
+            r#"<mass value="1"/>"#,
+            "without <inertia",
+        ),
+        (
+            "bad_izz.urdf",
+            r#"<mass value="1"/><inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0"/>"#,
+            "izz",
+        ),
+    ] {
+        let text = format!(
+            "<robot name=\"r\">\n{LINK_A}\n<link name=\"leg\">\n<inertial>{inertial}</inertial></link></robot>"
+        );
+        let (path, result) = load(name, &text);
+        let err = result.unwrap_err();
+        assert!(
+            matches!(err, ModelError::InvalidElement { .. }),
+            "{name}: {err:?}"
+        );
+        assert_names(
+            &err,
+            &[
+                &path.display().to_string(),
+                "link 'leg'",
+                "line 4",
+                expected,
+            ],
+        );
     }
 }
 
@@ -76,7 +124,7 @@ fn missing_file() {
 fn unknown_or_unsupported_joint_type() {
     for kind in ["banana", "floating", "planar"] {
         let text = format!(
-            r#"<robot name="r">{LINK_A}<link name="b"/>{}</robot>"#,
+            r#"<robot name="r">{LINK_A}{LINK_B}{}</robot>"#,
             joint("weird_joint", kind, "a", "b")
         );
         let (path, result) = load(&format!("joint_{kind}.urdf"), &text);
@@ -142,7 +190,7 @@ fn loops_and_broken_trees() {
         (
             "detached_loop",
             format!(
-                r#"<robot name="r">{LINK_A}<link name="b"/><link name="c"/>{}{}</robot>"#,
+                r#"<robot name="r">{LINK_A}{LINK_B}<link name="c"/>{}{}</robot>"#,
                 joint("j1", "revolute", "b", "c"),
                 joint("j2", "revolute", "c", "b")
             ),
@@ -152,7 +200,7 @@ fn loops_and_broken_trees() {
         (
             "full_loop",
             format!(
-                r#"<robot name="r">{LINK_A}<link name="b"/>{}{}</robot>"#,
+                r#"<robot name="r">{LINK_A}{LINK_B}{}{}</robot>"#,
                 joint("j1", "revolute", "a", "b"),
                 joint("j2", "revolute", "b", "a")
             ),
@@ -162,7 +210,7 @@ fn loops_and_broken_trees() {
         (
             "two_parents",
             format!(
-                r#"<robot name="r">{LINK_A}<link name="b"/><link name="c"/>{}{}{}</robot>"#,
+                r#"<robot name="r">{LINK_A}{LINK_B}<link name="c"/>{}{}{}</robot>"#,
                 joint("j1", "revolute", "a", "b"),
                 joint("j2", "revolute", "a", "c"),
                 joint("j3", "revolute", "c", "b")
@@ -172,7 +220,7 @@ fn loops_and_broken_trees() {
         // two roots.
         (
             "two_roots",
-            format!(r#"<robot name="r">{LINK_A}<link name="b"/></robot>"#),
+            format!(r#"<robot name="r">{LINK_A}{LINK_B}</robot>"#),
             "several root links",
         ),
     ];
@@ -198,7 +246,7 @@ fn loops_and_broken_trees() {
 #[test]
 fn zero_joint_axis() {
     let text = format!(
-        r#"<robot name="r">{LINK_A}<link name="b"/>{}</robot>"#,
+        r#"<robot name="r">{LINK_A}{LINK_B}{}</robot>"#,
         joint("j", "revolute", "a", "b").replace("0 0 1", "0 0 0")
     );
     let (_, result) = load("zero_axis.urdf", &text);
@@ -210,7 +258,7 @@ fn zero_joint_axis() {
 #[test]
 fn bad_srdf() {
     let text = format!(
-        r#"<robot name="r">{LINK_A}<link name="b"/>{}</robot>"#,
+        r#"<robot name="r">{LINK_A}{LINK_B}{}</robot>"#,
         joint("j", "revolute", "a", "b")
     );
     let (_, model) = load("srdf_robot.urdf", &text);

@@ -8,10 +8,12 @@ use std::path::{Path, PathBuf};
 use contactbench::metrics::energy::MechanicalEnergy;
 use contactbench::report;
 use contactbench::simulation::batch::{self, Tolerances};
+use contactbench::simulation::output::Replace;
 use contactbench::simulation::output::ResultsManifest;
+use contactbench::simulation::recorder::Recorder;
 use contactbench::simulation::recorder::{ContactRecord, RunRecord, StepRecord};
 use contactbench::simulation::Scenario;
-use contactbench::solvers::{SolverId, SolverSpec};
+use contactbench::solvers::{SolveStatus, SolverId, SolverSpec};
 use nalgebra::DVector;
 
 fn scenario() -> Scenario {
@@ -52,7 +54,9 @@ fn free_fall(scenario: &Scenario, spec: &SolverSpec) -> Result<RunRecord, String
                 },
                 iterations: k,
                 status: "converged".into(),
+                solver_status: Some(SolveStatus::Converged),
                 converged: true,
+                collision_failures: 0,
                 timings: Default::default(),
             }
         })
@@ -69,6 +73,17 @@ fn free_fall(scenario: &Scenario, spec: &SolverSpec) -> Result<RunRecord, String
     })
 }
 
+/// [`free_fall`] as a batch runner.
+fn free_fall_runner(
+    scenario: &Scenario,
+    spec: &SolverSpec,
+    recorder: &mut dyn Recorder,
+) -> Result<Option<String>, String> {
+    free_fall(scenario, spec)?
+        .replay(recorder)
+        .map_err(|e| e.to_string())
+}
+
 fn temp_dir(name: &str) -> PathBuf {
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
         .join(format!("contactbench-test-{name}-{}", std::process::id()));
@@ -81,7 +96,8 @@ fn failures_are_recorded_and_the_others_go_on() {
     let jobs = batch::jobs(vec![scenario()], None);
     assert_eq!(jobs.len(), 6);
     let out = temp_dir("batch");
-    let manifest = batch::run_batch(&jobs, &out, &free_fall, false).expect("batch");
+    let manifest =
+        batch::run_batch(&jobs, &out, &free_fall_runner, false, Replace::Never).expect("batch");
     let outcome = |id: &str| {
         manifest
             .runs
@@ -114,7 +130,8 @@ fn failures_are_recorded_and_the_others_go_on() {
 fn baseline_gate_flags_moved_and_failed_runs() {
     let jobs = batch::jobs(vec![scenario()], None);
     let out = temp_dir("baseline");
-    let manifest = batch::run_batch(&jobs, &out, &free_fall, false).expect("batch");
+    let manifest =
+        batch::run_batch(&jobs, &out, &free_fall_runner, false, Replace::Never).expect("batch");
     let summaries: Vec<_> = manifest.runs.iter().map(|r| r.summary.clone()).collect();
     let tol = Tolerances::default();
     assert!(batch::compare(&summaries, &summaries, &tol).is_empty());
@@ -136,7 +153,7 @@ fn baseline_gate_flags_moved_and_failed_runs() {
 fn report_writes_png_svg_and_markdown() {
     let jobs = batch::jobs(vec![scenario()], None);
     let out = temp_dir("report");
-    batch::run_batch(&jobs, &out, &free_fall, false).expect("batch");
+    batch::run_batch(&jobs, &out, &free_fall_runner, false, Replace::Never).expect("batch");
     let md = report::make_report(&out).expect("report");
     let text = std::fs::read_to_string(&md).expect("report.md");
     for stem in ["energy", "trajectory", "residuals", "forces", "timings"] {
@@ -156,7 +173,7 @@ fn existing_foreign_directory_is_not_replaced() {
     std::fs::create_dir_all(&out).expect("dir");
     std::fs::write(out.join("notes.txt"), "mine").expect("file");
     let jobs = batch::jobs(vec![scenario()], None);
-    assert!(batch::run_batch(&jobs, &out, &free_fall, false).is_err());
+    assert!(batch::run_batch(&jobs, &out, &free_fall_runner, false, Replace::Never).is_err());
     assert_eq!(
         std::fs::read_to_string(out.join("notes.txt")).expect("kept"),
         "mine"

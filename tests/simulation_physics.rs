@@ -4,8 +4,9 @@
 use std::path::Path;
 
 use contactbench::metrics::energy::{sliding_kinetic_energy, sliding_stop_distance};
+use contactbench::simulation::output::Replace;
 use contactbench::simulation::recorder::RunRecord;
-use contactbench::simulation::runner::simulate;
+use contactbench::simulation::runner::{simulate, simulate_into};
 use contactbench::simulation::Scenario;
 use contactbench::solvers::SolverSpec;
 
@@ -46,7 +47,8 @@ fn ncp_cube_stops_at_the_analytical_distance_and_energy() {
         .map(|s| (s.energy.kinetic - sliding_kinetic_energy(1.0, V0, MU, s.time)).abs())
         .fold(0.0, f64::max);
     println!("ncp-admm cube slide: kinetic energy within {worst:.2e} J of the analytical curve");
-    assert!(worst < 0.01 * 0.5, "kinetic energy off by {worst} J");
+    // Measured 4.2e-9 J (eps_abs = 1e-10); the bound is about 10x that.
+    assert!(worst < 4e-8, "kinetic energy off by {worst} J");
     assert_eq!(r.summary().unconverged_steps, 0);
 }
 
@@ -66,11 +68,12 @@ fn ccp_cube_leaves_the_ground() {
     println!(
         "ccp-admm cube slide: max upward velocity {normal_velocity:.2e} m/s, rise {rise:.2e} m"
     );
+    // Measured 0.343 m/s and 6.2 mm: a take-off, not round-off.
     assert!(
-        normal_velocity > 1e-3,
+        normal_velocity > 0.1,
         "max upward velocity {normal_velocity}"
     );
-    assert!(rise > 1e-5, "max rise {rise}");
+    assert!(rise > 1e-3, "max rise {rise}");
 }
 
 fn heading_degrees(r: &RunRecord) -> f64 {
@@ -95,12 +98,13 @@ fn lcp_cube_drifts_off_its_line_at_30_degrees() {
     println!(
         "cube slide at 30°: final heading lcp-pgs {lcp_heading:.2}°, ncp-admm {ncp_heading:.2}°"
     );
+    // Measured: NCP 30.00° (|error| < 0.005°), LCP 18.38° (11.6° off).
     assert!(
-        (ncp_heading - 30.0).abs() < 0.5,
+        (ncp_heading - 30.0).abs() < 0.05,
         "NCP heading {ncp_heading}°"
     );
     assert!(
-        (lcp_heading - 30.0).abs() > 2.0,
+        (lcp_heading - 30.0).abs() > 5.0,
         "LCP heading {lcp_heading}°"
     );
 }
@@ -124,8 +128,9 @@ fn ball_bounces_to_e_squared_of_its_height() {
         .fold(f64::MIN, f64::max);
     let expected = e * e * height;
     println!("ball drop: bounced to {apex:.4} m, e² h = {expected:.4} m");
+    // Measured 0.6404 m against 0.64 m (0.06 %).
     assert!(
-        (apex - expected).abs() < 0.05 * expected,
+        (apex - expected).abs() < 0.005 * expected,
         "bounced to {apex} m, expected {expected} m"
     );
 }
@@ -151,7 +156,8 @@ fn solo_stands_under_pd_without_sliding() {
         .map(|c| c.velocity[0].hypot(c.velocity[1]))
         .fold(0.0, f64::max);
     println!("solo12 standing: tangential foot velocity after 1 s at most {worst_slip:.2e} m/s");
-    assert!(worst_slip < 1e-3, "feet slide at {worst_slip} m/s");
+    // Measured 7.6e-7 m/s; the bound is about 10x that.
+    assert!(worst_slip < 8e-6, "feet slide at {worst_slip} m/s");
     assert!(r.steps.last().expect("steps").contacts.len() == 4);
 }
 
@@ -202,11 +208,13 @@ fn pushed_cube_sticks_then_slides_and_admm_injects_fewer_internal_forces() {
     };
     let (stuck, slid) = (at(&admm, 0.35), at(&admm, 0.6));
     let expected = pushed_cube_position(0.6);
+    let relative = (slid - expected).abs() / expected;
     println!(
-        "cube push: x(0.35 s) = {stuck:.2e} m; x(0.6 s) = {slid:.5} m, analytical {expected:.5} m"
+        "cube push: x(0.35 s) = {stuck:.2e} m; x(0.6 s) = {slid:.5} m, analytical {expected:.5} m (relative error {relative:.1e})"
     );
     assert!(stuck.abs() < 1e-5, "moved {stuck} m while sticking");
-    assert!((slid - expected).abs() < 0.02 * expected);
+    // Measured 2.4e-4 relative.
+    assert!(relative < 2.5e-3, "x(0.6 s) off by {relative:.1e} relative");
     let (internal_admm, internal_pgs) = (
         max_internal_forces_before(&admm, 0.35),
         max_internal_forces_before(&pgs, 0.35),
@@ -228,7 +236,8 @@ fn batch_results_do_not_depend_on_the_thread_count() {
             })
             .collect::<Vec<_>>()
     };
-    let runner: &batch::Runner = &|s, spec| simulate(s, spec).map_err(|e| e.to_string());
+    let runner: &batch::Runner =
+        &|s, spec, recorder| simulate_into(s, spec, recorder).map_err(|e| e.to_string());
     let finals = |threads: usize| {
         let jobs = batch::jobs(scenarios(), None);
         let out = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
@@ -240,7 +249,7 @@ fn batch_results_do_not_depend_on_the_thread_count() {
             .build()
             .unwrap_or_else(|e| panic!("{e}"));
         let manifest = pool
-            .install(|| batch::run_batch(&jobs, &out, runner, false))
+            .install(|| batch::run_batch(&jobs, &out, runner, false, Replace::Never))
             .unwrap_or_else(|e| panic!("{e}"));
         let _ = std::fs::remove_dir_all(&out);
         manifest

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use contactbench::metrics::energy::MechanicalEnergy;
-use contactbench::simulation::recorder::{RunRecord, StepRecord};
+use contactbench::simulation::recorder::{Recorder, RunRecord, StepRecord};
 use contactbench::simulation::sweep::{sweep, SweepKind, REFERENCE_DT};
 use contactbench::simulation::Scenario;
 use contactbench::solvers::{SolverId, SolverSpec};
@@ -16,7 +16,17 @@ fn scenario() -> Scenario {
     Scenario::load(&path, &[]).expect("shipped scenario")
 }
 
-fn offset_run(scenario: &Scenario, spec: &SolverSpec) -> Result<RunRecord, String> {
+fn offset_run(
+    scenario: &Scenario,
+    spec: &SolverSpec,
+    recorder: &mut dyn Recorder,
+) -> Result<Option<String>, String> {
+    offset_record(scenario, spec)?
+        .replay(recorder)
+        .map_err(|e| e.to_string())
+}
+
+fn offset_record(scenario: &Scenario, spec: &SolverSpec) -> Result<RunRecord, String> {
     if spec.id == SolverId::LcpPgs {
         return Err("synthetic failure".into());
     }
@@ -35,7 +45,9 @@ fn offset_run(scenario: &Scenario, spec: &SolverSpec) -> Result<RunRecord, Strin
                 energy: MechanicalEnergy::default(),
                 iterations: 0,
                 status: "no contact".into(),
+                solver_status: None,
                 converged: true,
+                collision_failures: 0,
                 timings: Default::default(),
             }
         })

@@ -32,7 +32,8 @@ fn warm_start_saves_iterations_on_solo12() {
         total(&warm),
         total(&cold)
     );
-    assert!(total(&warm) < total(&cold));
+    // Measured 273 warm against 5459 cold (0.05): warm starting saves most iterations.
+    assert!(5 * total(&warm) < total(&cold));
     assert_eq!(warm.summary().unconverged_steps, 0);
     assert_eq!(cold.summary().unconverged_steps, 0);
     let (a, b) = (
@@ -40,5 +41,7 @@ fn warm_start_saves_iterations_on_solo12() {
         cold.steps.last().expect("steps").base_position,
     );
     let gap = (0..3).map(|k| (a[k] - b[k]).powi(2)).sum::<f64>().sqrt();
-    assert!(gap < 1e-4, "final base positions differ by {gap} m");
+    println!("solo12 standing 0.5 s: final base positions warm/cold differ by {gap:.2e} m");
+    // Measured 3.5e-10 m (both solves converge to eps_abs = 1e-8).
+    assert!(gap < 4e-9, "final base positions differ by {gap} m");
 }

@@ -10,7 +10,10 @@ use contactbench::report::tables::summary_table;
 use contactbench::simulation::batch::{self, Tolerances};
 use contactbench::simulation::recorder::{read_json, write_json, RunSummary};
 
-use super::common::{load_scenarios, parse_solvers, runner, scenario_files};
+use super::common::{
+    install_signal_handler, jobs, load_scenarios, print_run_notes, replace_policy, runner,
+    runs_exit_code, scenario_files, UsageError,
+};
 
 /// Arguments of `contactbench batch`.
 #[derive(Debug, clap::Args)]
@@ -18,10 +21,19 @@ pub struct Args {
     /// Scenario files or directories of scenario files (`*.yaml`).
     #[arg(required = true)]
     pub inputs: Vec<PathBuf>,
-    /// Results directory (published whole at the end).
+    /// Results directory (published whole at the end); it must not exist (or be empty)
+    /// unless `--force`.
     #[arg(long)]
     pub out: PathBuf,
-    /// Solver to run on every scenario instead of each scenario's list (repeatable).
+    /// Replace an earlier results directory written by contactbench (never a directory
+    /// holding files contactbench did not write).
+    #[arg(long)]
+    pub force: bool,
+    /// Print the manifest (every run's summary) as JSON on stdout instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    /// Solver to run on every scenario instead of each scenario's list (repeatable); it
+    /// keeps each scenario's settings unless given here.
     #[arg(long = "solver")]
     pub solvers: Vec<String>,
     /// Change a value in every scenario before running, `path=value` (repeatable).
@@ -31,7 +43,7 @@ pub struct Args {
     /// `--write-baseline`); exit with 1 on a regression beyond the tolerances.
     #[arg(long)]
     pub baseline: Option<PathBuf>,
-    /// Store this batch's summaries as a baseline file.
+    /// Store this batch's summaries as a baseline file (it must not exist unless `--force`).
     #[arg(long)]
     pub write_baseline: Option<PathBuf>,
     /// Largest change of a final base position (m).
@@ -45,31 +57,46 @@ pub struct Args {
     pub tol_residual_factor: f64,
 }
 
-/// Runs the command; exits with 1 on a failed run without baseline, or on a regression.
+/// Runs the command; exits with 1 on a failed run, or on a regression.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    install_signal_handler();
     let files = scenario_files(&args.inputs)?;
     let scenarios = load_scenarios(&files, &args.overrides)?;
-    let solvers = parse_solvers(&args.solvers)?;
     let baseline: Option<Vec<RunSummary>> = match &args.baseline {
         Some(path) => Some(read_json(path).with_context(|| "--baseline".to_string())?),
         None => None,
     };
-    let jobs = batch::jobs(scenarios, solvers.as_deref());
-    let manifest = batch::run_batch(&jobs, &args.out, runner(), true)?;
+    if let Some(path) = &args.write_baseline {
+        if path.exists() && !args.force {
+            return Err(UsageError(format!(
+                "--write-baseline {}: exists; pass --force to replace it",
+                path.display()
+            ))
+            .into());
+        }
+    }
+    let jobs = jobs(scenarios, &args.solvers)?;
+    let manifest = batch::run_batch(
+        &jobs,
+        &args.out,
+        runner(),
+        !args.json,
+        replace_policy(args.force),
+    )?;
     let summaries: Vec<RunSummary> = manifest.runs.iter().map(|r| r.summary.clone()).collect();
-    print!("{}", summary_table(&summaries));
-    println!("results: {}", args.out.display());
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&manifest)?);
+    } else {
+        print!("{}", summary_table(&summaries));
+        println!("results: {}", args.out.display());
+    }
+    print_run_notes(&summaries);
     if let Some(path) = &args.write_baseline {
         write_json(path, &summaries)?;
-        println!("baseline written: {}", path.display());
+        eprintln!("baseline written: {}", path.display());
     }
     let Some(baseline) = baseline else {
-        let failed = summaries.iter().any(|s| s.outcome != "completed");
-        return Ok(if failed {
-            ExitCode::FAILURE
-        } else {
-            ExitCode::SUCCESS
-        });
+        return Ok(runs_exit_code(&summaries));
     };
     let tol = Tolerances {
         position: args.tol_position,
@@ -79,7 +106,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let regressions = batch::compare(&summaries, &baseline, &tol);
     if regressions.is_empty() {
-        println!(
+        eprintln!(
             "baseline: {} runs within tolerance (position {:.1e} m, energy {:.1e} relative, NCP criterion x{})",
             baseline.len(),
             tol.position,

@@ -1,34 +1,88 @@
-//! Helpers shared by the simulation commands.
+//! Helpers shared by the simulation commands: scenario loading, solver overrides, output
+//! directories, signals, exit codes and the end-of-run notes.
+//!
+//! Exit codes (every command): 0 success; 1 a run failed, a sweep cell has no number, or
+//! the regression gate found a regression; 2 usage or input error (bad flag, bad scenario,
+//! unknown solver or parameter, bad model or problem file, an output directory that
+//! exists); 130 interrupted by SIGINT/SIGTERM.
 
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 
 use anyhow::Context;
-use contactbench::simulation::batch::Runner;
-use contactbench::simulation::runner::{check, simulate};
-use contactbench::simulation::Scenario;
-use contactbench::solvers::SolverSpec;
+use contactbench::model::{ModelError, TextError};
+use contactbench::problem::io::ProblemFileError;
+use contactbench::problem::ProblemError;
+use contactbench::simulation::batch::{self, Job, Runner};
+use contactbench::simulation::output::{self, OutputError, Replace};
+use contactbench::simulation::recorder::{RecordError, RunSummary};
+use contactbench::simulation::runner::{check, simulate_into, SimulationError};
+use contactbench::simulation::{interrupt, Scenario, ScenarioError};
+use contactbench::solvers::SolverError;
 
-/// The simulator as a batch runner.
-pub fn runner() -> &'static Runner {
-    &|scenario, spec| simulate(scenario, spec).map_err(|e| e.to_string())
-}
+/// An error in what the user asked for (exit code 2).
+#[derive(Debug)]
+pub struct UsageError(pub String);
 
-/// Parses `--solver` texts (`ncp-admm:eps_rel=1e-8`); each solver must build.
-pub fn parse_solvers(texts: &[String]) -> anyhow::Result<Option<Vec<SolverSpec>>> {
-    if texts.is_empty() {
-        return Ok(None);
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
     }
-    let specs = texts
-        .iter()
-        .map(|t| checked_spec(t).with_context(|| format!("--solver {t}")))
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    Ok(Some(specs))
 }
 
-fn checked_spec(text: &str) -> anyhow::Result<SolverSpec> {
-    let spec = text.parse::<SolverSpec>()?;
-    spec.build()?;
-    Ok(spec)
+impl std::error::Error for UsageError {}
+
+/// The exit code of a command that returned an error.
+pub fn exit_code(err: &anyhow::Error) -> ExitCode {
+    let interrupted = err.chain().any(|e| {
+        matches!(
+            e.downcast_ref::<RecordError>(),
+            Some(RecordError::Output(OutputError::Interrupted { .. }))
+        )
+    });
+    if interrupted || interrupt::requested() {
+        return ExitCode::from(130);
+    }
+    let input = err.chain().any(|e| {
+        e.is::<UsageError>()
+            || e.is::<ScenarioError>()
+            || e.is::<SolverError>()
+            || e.is::<ProblemError>()
+            || e.is::<ProblemFileError>()
+            || e.is::<TextError>()
+            || matches!(e.downcast_ref::<ModelError>(), Some(m) if !matches!(m, ModelError::Fetch(_)))
+            || matches!(
+                e.downcast_ref::<SimulationError>(),
+                Some(SimulationError::Scenario(_) | SimulationError::Solver(_))
+            )
+            || matches!(
+                e.downcast_ref::<RecordError>(),
+                Some(RecordError::Output(OutputError::Refused { .. } | OutputError::Locked { .. }))
+            )
+    });
+    ExitCode::from(if input { 2 } else { 1 })
+}
+
+/// Installs the SIGINT/SIGTERM/SIGHUP handler (ctrlc): the first signal asks every run to
+/// stop at its next step, so that staging directories are removed on the way out and
+/// the command exits with 130; a second signal removes them at once and exits.
+pub fn install_signal_handler() {
+    let result = ctrlc::set_handler(|| {
+        if interrupt::requested() {
+            output::remove_live_outputs();
+            std::process::exit(130);
+        }
+        interrupt::request();
+        eprintln!("\ninterrupted: stopping (press Ctrl-C again to stop at once)");
+    });
+    if let Err(e) = result {
+        eprintln!("warning: no signal handler ({e}): an interrupted command may leave a staging directory");
+    }
+}
+
+/// The simulator as a batch runner, streaming each run to its recorder.
+pub fn runner() -> &'static Runner {
+    &|scenario, spec, recorder| simulate_into(scenario, spec, recorder).map_err(|e| e.to_string())
 }
 
 /// Scenario files given directly or found (`*.yaml`, sorted) in directories.
@@ -48,19 +102,80 @@ pub fn scenario_files(inputs: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
             files.push(input.clone());
         }
     }
-    anyhow::ensure!(!files.is_empty(), "no scenario file found");
+    if files.is_empty() {
+        return Err(UsageError("no scenario file found".into()).into());
+    }
     Ok(files)
 }
 
 /// Loads and checks every scenario (world and solvers), failing on the first bad one
-/// before anything runs.
+/// before anything runs; two scenarios with one name are refused.
 pub fn load_scenarios(files: &[PathBuf], overrides: &[String]) -> anyhow::Result<Vec<Scenario>> {
-    files
+    let scenarios = files
         .iter()
         .map(|f| {
             let scenario = Scenario::load(Path::new(f), overrides)?;
             check(&scenario)?;
             Ok(scenario)
         })
-        .collect()
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    batch::check_unique_names(&scenarios)?;
+    Ok(scenarios)
+}
+
+/// The jobs: each scenario with its own solvers, or with the `--solver` ones (each keeping
+/// its scenario's settings unless the text overrides them).
+pub fn jobs(scenarios: Vec<Scenario>, solvers: &[String]) -> anyhow::Result<Vec<Job>> {
+    if solvers.is_empty() {
+        Ok(batch::jobs(scenarios, None))
+    } else {
+        Ok(batch::jobs_overriding(scenarios, solvers)?)
+    }
+}
+
+/// The replacement policy of `--force`.
+pub fn replace_policy(force: bool) -> Replace {
+    if force {
+        Replace::Ours
+    } else {
+        Replace::Never
+    }
+}
+
+/// Prints, on stderr, one line per run that did not converge on every step or that
+/// failed, so that a table reading "unconverged" or "failed" is explained.
+pub fn print_run_notes(summaries: &[RunSummary]) {
+    for s in summaries {
+        if let Some(reason) = &s.failure {
+            eprintln!(
+                "error: {} / {}: failed after {} steps: {reason}",
+                s.scenario, s.solver, s.steps
+            );
+        } else if s.unconverged_steps > 0 {
+            let statuses: Vec<String> = s
+                .solver_statuses
+                .iter()
+                .filter(|(tag, _)| tag.as_str() != "converged")
+                .map(|(tag, n)| format!("{tag} {n}"))
+                .collect();
+            eprintln!(
+                "warning: {} / {}: the solver did not converge on {} of {} steps ({}); largest energy gain {:+.3e} J",
+                s.scenario,
+                s.solver,
+                s.unconverged_steps,
+                s.steps,
+                statuses.join(", "),
+                s.max_energy_gain
+            );
+        }
+    }
+}
+
+/// Exit code after runs: 1 if one failed, else 0.
+pub fn runs_exit_code(summaries: &[RunSummary]) -> ExitCode {
+    if summaries.iter().all(RunSummary::reached_end) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
 }

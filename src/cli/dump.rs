@@ -8,7 +8,7 @@ use anyhow::Context;
 use contactbench::problem::io::write_problem;
 use contactbench::simulation::runner::simulator;
 
-use super::common::{load_scenarios, parse_solvers};
+use super::common::{load_scenarios, UsageError};
 
 /// Arguments of `contactbench dump`.
 #[derive(Debug, clap::Args)]
@@ -24,9 +24,14 @@ pub struct Args {
     /// Change a scenario value before running, `path=value` (repeatable).
     #[arg(long = "set")]
     pub overrides: Vec<String>,
-    /// Output file. Default `<scenario>_step<N>.json`.
+    /// Output file (it must not exist unless `--force`), in the format of its extension:
+    /// `.json` (ours), `.hdf5`/`.h5` (FCLIB, for Siconos), `.npz` (numpy). Default
+    /// `<scenario>_step<N>.json`.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Replace an existing output file.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// Runs the command.
@@ -40,11 +45,19 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         scenario.num_steps()
     );
     let spec = match &args.solver {
-        Some(text) => parse_solvers(std::slice::from_ref(text))?
-            .and_then(|mut v| v.pop())
-            .context("--solver")?,
+        Some(text) => scenario.solver_override(text)?,
         None => scenario.solver_specs().remove(0),
     };
+    let out = args
+        .out
+        .unwrap_or_else(|| PathBuf::from(format!("{}_step{}.json", scenario.name, args.step)));
+    if out.exists() && !args.force {
+        return Err(UsageError(format!(
+            "{}: exists; pass --force to replace it",
+            out.display()
+        ))
+        .into());
+    }
     let mut sim = simulator(&scenario, &spec)?;
     for _ in 0..args.step {
         sim.step()?;
@@ -52,9 +65,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let (problem, lambda, converged) = sim
         .last_solution()
         .with_context(|| format!("step {} has no contact: no problem to write", args.step))?;
-    let out = args
-        .out
-        .unwrap_or_else(|| PathBuf::from(format!("{}_step{}.json", scenario.name, args.step)));
     let mut solver_map = spec.params.clone();
     solver_map.insert("solver".into(), spec.id.to_string().into());
     solver_map.insert("stop".into(), spec.settings.stop.as_str().into());

@@ -2,9 +2,11 @@
 //! library.
 
 mod batch;
+mod bench_problems;
 mod collision_bench;
 mod common;
 mod dump;
+mod merge;
 mod model;
 mod report;
 mod robots;
@@ -16,9 +18,19 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+pub use common::exit_code;
+
 /// Benchmark contact models and solvers on real robots.
 #[derive(Debug, Parser)]
-#[command(name = "contactbench", version, about)]
+#[command(
+    name = "contactbench",
+    version,
+    about,
+    after_help = "Exit codes: 0 success; 1 a run failed, a sweep cell has no number or the \
+                  baseline gate found a regression; 2 usage or input error (bad flag, \
+                  scenario, solver, parameter, model or problem file, an output that exists); \
+                  130 interrupted."
+)]
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -44,6 +56,10 @@ enum Command {
     Dump(dump::Args),
     /// GJK vanilla / Polyak / Nesterov iterations and times per distance bucket.
     CollisionBench(collision_bench::Args),
+    /// Every problem file (JSON, FCLIB, npz) × solver, one ruler, performance profiles.
+    BenchProblems(bench_problems::Args),
+    /// Join the results of sharded bench-problems runs into one report.
+    Merge(merge::Args),
 }
 
 /// Runs the parsed command.
@@ -58,5 +74,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Report(args) => report::run(args),
         Command::Dump(args) => dump::run(args),
         Command::CollisionBench(args) => collision_bench::run(args),
+        Command::BenchProblems(args) => bench_problems::run(args),
+        Command::Merge(args) => merge::run(args),
     }
 }

@@ -46,6 +46,9 @@ pub struct Args {
 /// Runs the command.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let model = load(&args)?;
+    for note in &model.notes {
+        eprintln!("note: {}: {note}", model.name);
+    }
     let q = match (&args.q, &args.config) {
         (Some(path), _) => Some(read_vector(path)?),
         (None, Some(name)) => Some(model.reference_configuration(name)?),

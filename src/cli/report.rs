@@ -1,20 +1,37 @@
 //! `contactbench report`: plots (PNG and SVG) and a Markdown summary from a results
-//! directory written by `run` or `batch`.
+//! directory written by `run` or `batch`. The results are checked as they are read (a
+//! manifest path outside the results, a missing or non-numeric file, a NaN: an error
+//! naming the file); an earlier report is replaced only with `--force`.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
+use contactbench::report::REPORT_DIR;
+
+use super::common::{install_signal_handler, UsageError};
 
 /// Arguments of `contactbench report`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// A results directory (with `contactbench.json`), as written by `run` or `batch`.
     pub results: PathBuf,
+    /// Replace an earlier `RESULTS/report/` written by contactbench.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// Writes `RESULTS/report/` and prints the path of its `report.md`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    install_signal_handler();
+    let target = args.results.join(REPORT_DIR);
+    if std::fs::symlink_metadata(&target).is_ok() && !args.force {
+        return Err(UsageError(format!(
+            "{}: exists; pass --force to replace an earlier report",
+            target.display()
+        ))
+        .into());
+    }
     let path = contactbench::report::make_report(&args.results)
         .with_context(|| format!("report of {}", args.results.display()))?;
     println!("{}", path.display());

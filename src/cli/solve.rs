@@ -19,7 +19,8 @@ use serde_json::json;
 /// Arguments of `contactbench solve`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The problem file (JSON with `G`, `g`, `mu`, optional `R`, `lambda`, `solver`).
+    /// The problem file: our JSON (`G`, `g`, `mu`, optional `R`, `lambda`, `solver`), an
+    /// FCLIB problem (HDF5, local or global) or a numpy `.npz` (`G`, `g`, `mus`).
     problem: PathBuf,
     /// Solver and settings, e.g. `ncp-pgs` or `raisim:alpha=0.5,eps_rel=1e-8`. Defaults
     /// to the file's `solver` entry.
@@ -60,6 +61,9 @@ pub struct Args {
 /// `--all`, when the problem could be solved at all); 2 otherwise.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let file = read_problem(&args.problem)?;
+    for note in &file.notes {
+        eprintln!("{}: {note}", args.problem.display());
+    }
     let problem = file.problem;
     let warm_start = match &args.warm_start {
         Some(path) => {

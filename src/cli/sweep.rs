@@ -1,13 +1,15 @@
 //! `contactbench sweep`: time-step or tolerance sweep of a scenario, each solver against
-//! its own reference run (paper Tab. III and IV); prints a Markdown table.
+//! its own reference run (paper Tab. III and IV); prints a Markdown table (or JSON with
+//! `--json`) and, with `--out DIR`, writes `sweep.json` and `sweep.md` there.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use contactbench::simulation::output::Staging;
 use contactbench::simulation::recorder::write_json;
-use contactbench::simulation::sweep::{sweep, SweepKind};
+use contactbench::simulation::sweep::{check_limits, sweep, SweepKind};
 
-use super::common::{load_scenarios, parse_solvers, runner};
+use super::common::{install_signal_handler, load_scenarios, replace_policy, runner, UsageError};
 
 /// Arguments of `contactbench sweep`.
 #[derive(Debug, clap::Args)]
@@ -21,19 +23,28 @@ pub struct Args {
     /// Tolerances `eps_abs` to compare with an `eps_abs = 1e-9` reference.
     #[arg(long, value_delimiter = ',')]
     pub eps: Vec<f64>,
-    /// Solver to sweep instead of the scenario's list (repeatable).
+    /// Solver to sweep instead of the scenario's list (repeatable); it keeps the
+    /// scenario's settings unless given here.
     #[arg(long = "solver")]
     pub solvers: Vec<String>,
     /// Change a scenario value before running, `path=value` (repeatable).
     #[arg(long = "set")]
     pub overrides: Vec<String>,
-    /// Also write the table as JSON.
+    /// Print the table as JSON on stdout instead of Markdown.
     #[arg(long)]
-    pub json: Option<PathBuf>,
+    pub json: bool,
+    /// Also write `sweep.json` and `sweep.md` into this directory (it must not exist, or
+    /// be empty, unless `--force`).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Replace an earlier output directory written by contactbench.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// Runs the command; exits with 1 if a cell has no number.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    install_signal_handler();
     let scenario = load_scenarios(std::slice::from_ref(&args.scenario), &args.overrides)?.remove(0);
     let (kind, values) = if args.dt.is_empty() {
         (SweepKind::Tolerance, args.eps)
@@ -41,13 +52,39 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         (SweepKind::TimeStep, args.dt)
     };
     for v in &values {
-        anyhow::ensure!(v.is_finite() && *v > 0.0, "sweep value {v} must be > 0");
+        if !(v.is_finite() && *v > 0.0) {
+            return Err(UsageError(format!("sweep value {v} must be finite and > 0")).into());
+        }
     }
-    let specs = parse_solvers(&args.solvers)?.unwrap_or_else(|| scenario.solver_specs());
+    check_limits(&scenario, kind, &values)?;
+    let specs = if args.solvers.is_empty() {
+        scenario.solver_specs()
+    } else {
+        args.solvers
+            .iter()
+            .map(|t| scenario.solver_override(t))
+            .collect::<Result<Vec<_>, _>>()?
+    };
+    for spec in &specs {
+        spec.build()?;
+    }
+    let staging = match &args.out {
+        Some(out) => Some(Staging::create(out, replace_policy(args.force))?),
+        None => None,
+    };
     let table = sweep(&scenario, &specs, kind, &values, runner());
-    print!("{}", table.to_markdown());
-    if let Some(path) = &args.json {
-        write_json(path, &table)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&table)?);
+    } else {
+        print!("{}", table.to_markdown());
+    }
+    if let Some(staging) = staging {
+        write_json(&staging.path().join("sweep.json"), &table)?;
+        let md = staging.path().join("sweep.md");
+        std::fs::write(&md, table.to_markdown())
+            .map_err(|e| anyhow::anyhow!("{}: {e}", md.display()))?;
+        let dir = staging.publish()?;
+        eprintln!("sweep written: {}", dir.display());
     }
     let complete = table
         .rows

@@ -141,6 +141,29 @@ impl ProblemMetrics {
         ]
     }
 
+    /// [`ProblemMetrics::column_values`] with `None` where a metric was not computed (the
+    /// internal forces without `J`, their split without a model or a solved SOCP): an
+    /// empty cell in a file, not a number.
+    pub fn column_options(&self) -> [Option<f64>; 14] {
+        let values = self.column_values();
+        let absent = [
+            ("internal_forces", self.internal_forces.is_none()),
+            (
+                "internal_forces_required",
+                self.internal_forces_required.is_none(),
+            ),
+            (
+                "internal_forces_spurious",
+                self.internal_forces_spurious.is_none(),
+            ),
+        ];
+        std::array::from_fn(|k| {
+            let name = Self::COLUMNS[k];
+            let missing = absent.iter().any(|(n, a)| *n == name && *a);
+            (!missing).then_some(values[k])
+        })
+    }
+
     /// Adds the split of the internal forces into required and spurious parts for an
     /// answer of `model` (a small SOCP: [`internal_force_split`]); a no-op without `J`.
     pub fn with_internal_force_split(

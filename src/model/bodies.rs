@@ -67,7 +67,7 @@ impl FreeBodiesBuilder {
         if !sizes.iter().all(|s| s.is_finite() && *s > 0.0) {
             return Err(ModelError::InvalidElement {
                 file,
-                element: name.to_string(),
+                element: format!("body '{name}'"),
                 message: format!("sizes {sizes:?} must be positive and finite"),
             });
         }

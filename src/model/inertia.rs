@@ -53,6 +53,28 @@ impl Inertia {
         })
     }
 
+    /// When the principal moments `a ≤ b ≤ c` of the rotational inertia violate the
+    /// triangle inequality `a + b ≥ c` (no rigid mass distribution has them) by more than
+    /// round-off, a description with the relative violation `(c − a − b) / c`.
+    pub fn triangle_inequality_violation(&self) -> Option<String> {
+        let mut e: Vec<f64> = SymmetricEigen::new(self.rotational)
+            .eigenvalues
+            .iter()
+            .copied()
+            .collect();
+        e.sort_by(f64::total_cmp);
+        let excess = e[2] - e[0] - e[1];
+        (e[2] > 0.0 && excess > 1e-9 * e[2]).then(|| {
+            format!(
+                "principal moments ({:.3e}, {:.3e}, {:.3e}) kg·m² violate the triangle inequality by {:.1} % of the largest",
+                e[0],
+                e[1],
+                e[2],
+                100.0 * excess / e[2]
+            )
+        })
+    }
+
     /// A solid box of the given mass and half extents, centred at the frame's origin.
     pub fn solid_box(mass: f64, half_extents: Vector3<f64>) -> Inertia {
         let s = half_extents * 2.0;

@@ -12,6 +12,7 @@ pub mod geometry;
 pub mod inertia;
 pub mod robots;
 pub mod srdf;
+pub mod text;
 pub mod urdf;
 mod xml;
 
@@ -24,6 +25,7 @@ use thiserror::Error;
 pub use bodies::FreeBodiesBuilder;
 pub use geometry::{CollisionGeometry, GeometryShape};
 pub use inertia::Inertia;
+pub use text::{read_text, TextError};
 
 /// Index of a frame in [`Model::frames`].
 pub type FrameId = usize;
@@ -35,13 +37,13 @@ pub const GRAVITY: Vector3<f64> = Vector3::new(0.0, 0.0, -9.81);
 /// file and the element at fault.
 #[derive(Debug, Error)]
 pub enum ModelError {
-    /// A file could not be read.
-    #[error("{file}: cannot read: {source}")]
+    /// A file could not be read, or is not UTF-8 text (with the byte position).
+    #[error("{file}: {error}")]
     Io {
         /// The file.
         file: PathBuf,
-        /// The I/O error.
-        source: std::io::Error,
+        /// What went wrong.
+        error: TextError,
     },
     /// A URDF file is not valid XML or not a valid URDF document.
     #[error("{file}: malformed URDF: {message}")]
@@ -89,12 +91,12 @@ pub enum ModelError {
         /// What is wrong.
         message: String,
     },
-    /// A joint's axis or a geometry's size is not usable.
-    #[error("{file}: '{element}': {message}")]
+    /// A joint's axis, a link's inertial fields or a geometry's size is not usable.
+    #[error("{file}: {element}: {message}")]
     InvalidElement {
         /// The file.
         file: PathBuf,
-        /// The element (joint, link, geometry).
+        /// The element, with its kind (`joint 'knee'`, `link 'thigh'`, `body 'cube'`).
         element: String,
         /// What is wrong.
         message: String,
@@ -324,6 +326,9 @@ pub struct Model {
     pub gravity: Vector3<f64>,
     /// Named reference configurations (from an SRDF), each of dimension nq.
     pub reference_configurations: BTreeMap<String, DVector<f64>>,
+    /// What loading noticed without refusing (an inertia that violates the triangle
+    /// inequality, as Allegro's `link_3.0` does by 20 %), each naming its link.
+    pub notes: Vec<String>,
     nq: usize,
     nv: usize,
 }
@@ -357,6 +362,7 @@ impl Model {
                 velocity: DVector::zeros(0),
             },
             gravity: GRAVITY,
+            notes: Vec::new(),
             reference_configurations: BTreeMap::new(),
             nq: 0,
             nv: 0,

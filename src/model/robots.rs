@@ -2,15 +2,16 @@
 //! from the PyPI package `example-robot-data` (design.md §7), fetched on first use into a
 //! git-ignored cache.
 //!
-//! Fetching runs `python3 -m pip download --no-deps example-robot-data==VERSION`, checks the
-//! wheel's sha256, extracts only the robots' folders into a temporary directory and renames
-//! it into place (a concurrent fetch that loses the race keeps the winner's copy), then
-//! deletes the wheel. The cache is `<crate root>/robots/cache`, or `$CONTACTBENCH_CACHE`.
+//! Fetching downloads the wheel pinned by the manifest (`wheel_url`, on the Python package
+//! index) over HTTPS with ureq (rustls, no Python needed), hashing it as it arrives and
+//! refusing it unless its size and sha256 are the manifest's; then it extracts only the
+//! robots' folders into a temporary directory and renames it into place (a concurrent
+//! fetch that loses the race keeps the winner's copy), and deletes the wheel. The cache is
+//! `<crate root>/robots/cache`, or `$CONTACTBENCH_CACHE`.
 
 use std::fs::File;
-use std::io::Read;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -33,6 +34,10 @@ pub struct Manifest {
     pub package: String,
     /// Exact package version.
     pub version: String,
+    /// HTTPS address of the wheel on the package index.
+    pub wheel_url: String,
+    /// Expected size of the wheel (bytes).
+    pub wheel_size: u64,
     /// Expected sha256 of the wheel (lowercase hex).
     pub wheel_sha256: String,
     /// Folder of the robots inside the wheel.
@@ -73,7 +78,7 @@ pub struct RobotEntry {
 
 /// The manifest committed in `robots/manifest.yaml`.
 pub fn manifest() -> Result<Manifest, ModelError> {
-    serde_yaml::from_str(MANIFEST)
+    serde_saphyr::from_str(MANIFEST)
         .map_err(|e| ModelError::Fetch(format!("robots/manifest.yaml is invalid: {e}")))
 }
 
@@ -153,7 +158,6 @@ impl Manifest {
 
     fn fetch_into(&self, tmp: &Path, target: &Path, progress: bool) -> Result<(), ModelError> {
         let wheel = self.download(&tmp.join("wheel"), progress)?;
-        self.check_sha256(&wheel)?;
         let staged = tmp.join("package");
         self.extract(&wheel, &staged, progress)?;
         if self.robots.iter().all(|r| self.is_fetched(r)) {
@@ -176,70 +180,89 @@ impl Manifest {
         }
     }
 
+    /// Downloads the wheel into `dir` over HTTPS, checking its size and sha256 as it
+    /// arrives; returns its path.
     fn download(&self, dir: &Path, progress: bool) -> Result<PathBuf, ModelError> {
-        let spec = format!("{}=={}", self.package, self.version);
+        let fail = |what: String| {
+            ModelError::Fetch(format!(
+                "{what}; check the network access to the package index, then run \
+                 `contactbench robots fetch`"
+            ))
+        };
+        if !self.wheel_url.starts_with("https://") {
+            return Err(fail(format!(
+                "wheel_url {} is not an HTTPS address",
+                self.wheel_url
+            )));
+        }
+        std::fs::create_dir_all(dir)
+            .map_err(|e| ModelError::Fetch(format!("cannot create {}: {e}", dir.display())))?;
+        // The operating system's trust store, as curl and pip use it (a proxy with its own
+        // certificate authority is trusted there, not in a bundled list).
+        let tls = ureq::tls::TlsConfig::builder()
+            .root_certs(ureq::tls::RootCerts::PlatformVerifier)
+            .build();
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .https_only(true)
+            .tls_config(tls)
+            .timeout_connect(Some(Duration::from_secs(30)))
+            .timeout_per_read(Some(Duration::from_secs(60)))
+            .build()
+            .into();
+        let mut response = agent
+            .get(&self.wheel_url)
+            .call()
+            .map_err(|e| fail(format!("GET {}: {e}", self.wheel_url)))?;
         let bar = if progress {
-            let bar = ProgressBar::new_spinner();
-            bar.enable_steady_tick(Duration::from_millis(120));
-            bar.set_message(format!("downloading {spec} with pip"));
-            bar
+            ProgressBar::new(self.wheel_size)
         } else {
             ProgressBar::hidden()
         };
-        let output = Command::new("python3")
-            .args([
-                "-m",
-                "pip",
-                "download",
-                "--no-deps",
-                "--disable-pip-version-check",
-            ])
-            .arg(&spec)
-            .arg("-d")
-            .arg(dir)
-            .output();
-        bar.finish_and_clear();
-        let output = output.map_err(|e| {
-            ModelError::Fetch(format!(
-                "cannot run python3 ({e}): install Python 3 with pip (e.g. `apt-get install \
-                 python3 python3-pip`), then run `contactbench robots fetch`"
-            ))
-        })?;
-        if !output.status.success() {
-            let stderr = String::from_utf8_lossy(&output.stderr);
-            let tail: Vec<&str> = stderr.lines().rev().take(3).collect();
-            return Err(ModelError::Fetch(format!(
-                "`python3 -m pip download --no-deps {spec}` failed ({}): {}. It needs pip \
-                 (`python3 -m ensurepip` or `apt-get install python3-pip`) and network access \
-                 to PyPI; then run `contactbench robots fetch`",
-                output.status,
-                tail.into_iter().rev().collect::<Vec<_>>().join(" | ")
-            )));
-        }
-        let wheel = std::fs::read_dir(dir)
-            .map_err(|e| {
-                ModelError::Fetch(format!("pip wrote no wheel in {}: {e}", dir.display()))
-            })?
-            .filter_map(Result::ok)
-            .map(|e| e.path())
-            .find(|p| p.extension().is_some_and(|x| x == "whl"));
-        wheel.ok_or_else(|| ModelError::Fetch(format!("pip wrote no wheel in {}", dir.display())))
-    }
-
-    fn check_sha256(&self, wheel: &Path) -> Result<(), ModelError> {
-        let mut file = File::open(wheel)
-            .map_err(|e| ModelError::Fetch(format!("cannot open {}: {e}", wheel.display())))?;
+        bar.set_message(format!("downloading {}=={}", self.package, self.version));
+        let wheel = dir.join(
+            self.wheel_url
+                .rsplit('/')
+                .next()
+                .filter(|n| n.ends_with(".whl"))
+                .unwrap_or("package.whl"),
+        );
+        let mut file = File::create(&wheel)
+            .map_err(|e| ModelError::Fetch(format!("cannot create {}: {e}", wheel.display())))?;
+        let mut reader = response.body_mut().as_reader();
         let mut hasher = Sha256::new();
+        let mut received = 0u64;
         let mut buf = vec![0u8; 1 << 16];
         loop {
-            let n = file
+            let n = reader
                 .read(&mut buf)
-                .map_err(|e| ModelError::Fetch(format!("cannot read {}: {e}", wheel.display())))?;
+                .map_err(|e| fail(format!("GET {}: {e}", self.wheel_url)))?;
             if n == 0 {
                 break;
             }
+            received += n as u64;
+            if received > self.wheel_size {
+                return Err(fail(format!(
+                    "{}: more than the manifest's {} bytes",
+                    self.wheel_url, self.wheel_size
+                )));
+            }
             hasher.update(&buf[..n]);
+            file.write_all(&buf[..n])
+                .map_err(|e| ModelError::Fetch(format!("{}: {e}", wheel.display())))?;
+            bar.set_position(received);
         }
+        bar.finish_and_clear();
+        if received != self.wheel_size {
+            return Err(fail(format!(
+                "{}: received {received} bytes, the manifest says {}",
+                self.wheel_url, self.wheel_size
+            )));
+        }
+        self.check_digest(&wheel, hasher)?;
+        Ok(wheel)
+    }
+
+    fn check_digest(&self, wheel: &Path, hasher: Sha256) -> Result<(), ModelError> {
         let digest: String = hasher
             .finalize()
             .iter()

@@ -17,11 +17,13 @@ impl Model {
             file: file.to_path_buf(),
             message,
         };
-        let text = std::fs::read_to_string(file).map_err(|source| ModelError::Io {
-            file: file.to_path_buf(),
-            source,
+        let text = super::read_text(file, super::urdf::MAX_URDF_BYTES).map_err(|error| {
+            ModelError::Io {
+                file: file.to_path_buf(),
+                error,
+            }
         })?;
-        let elements = xml::elements(&text, file).map_err(err)?;
+        let elements = xml::elements(&text).map_err(err)?;
         let mut current: Option<(String, DVector<f64>)> = None;
         for e in &elements {
             if e.depth <= 1 {

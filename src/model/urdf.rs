@@ -14,6 +14,12 @@ use super::{
     RootJoint,
 };
 
+/// Largest URDF file read (bytes): Talos's is 70 kB.
+pub const MAX_URDF_BYTES: u64 = 64 << 20;
+
+/// Attributes of a URDF `<inertia>` element.
+const INERTIA_ATTRIBUTES: [&str; 6] = ["ixx", "ixy", "ixz", "iyy", "iyz", "izz"];
+
 /// URDF joint types accepted by the parser.
 const SUPPORTED_JOINT_TYPES: [&str; 4] = ["revolute", "continuous", "prismatic", "fixed"];
 
@@ -32,9 +38,9 @@ impl Model {
         package_dirs: &[PathBuf],
     ) -> Result<Model, ModelError> {
         let file = path.as_ref().to_path_buf();
-        let text = std::fs::read_to_string(&file).map_err(|source| ModelError::Io {
+        let text = super::read_text(&file, MAX_URDF_BYTES).map_err(|error| ModelError::Io {
             file: file.clone(),
-            source,
+            error,
         })?;
         check_xml(&text, &file)?;
         let robot = urdf_rs::read_from_string(&text).map_err(|e| ModelError::MalformedUrdf {
@@ -53,7 +59,7 @@ impl Model {
 /// Checks what urdf-rs does not report clearly: malformed or truncated XML, and joint types
 /// that the model does not support (named with their joint).
 fn check_xml(text: &str, file: &Path) -> Result<(), ModelError> {
-    let elements = xml::elements(text, file).map_err(|message| ModelError::MalformedUrdf {
+    let elements = xml::elements(text).map_err(|message| ModelError::MalformedUrdf {
         file: file.to_path_buf(),
         message,
     })?;
@@ -63,6 +69,7 @@ fn check_xml(text: &str, file: &Path) -> Result<(), ModelError> {
             message: format!("root element is <{}>, expected <robot>", elements[0].name),
         });
     }
+    check_links(&elements, file)?;
     for e in elements
         .iter()
         .filter(|e| e.depth == 1 && e.name == "joint")
@@ -78,6 +85,157 @@ fn check_xml(text: &str, file: &Path) -> Result<(), ModelError> {
         }
     }
     Ok(())
+}
+
+/// The children (one level down) of the element at index `k`.
+fn children(elements: &[xml::Element], k: usize) -> impl Iterator<Item = &xml::Element> {
+    let depth = elements[k].depth;
+    elements[k + 1..]
+        .iter()
+        .take_while(move |e| e.depth > depth)
+        .filter(move |e| e.depth == depth + 1)
+}
+
+/// What urdf-rs requires of links and joints, checked first so that the error names the
+/// link or joint and the line: an `<inertial>` has a `<mass value>` and an `<inertia>`
+/// with its six numbers; a joint has a `<parent link>` and a `<child link>`.
+fn check_links(elements: &[xml::Element], file: &Path) -> Result<(), ModelError> {
+    let invalid = |element: String, line: usize, message: String| ModelError::InvalidElement {
+        file: file.to_path_buf(),
+        element,
+        message: format!("line {line}: {message}"),
+    };
+    let number = |e: &xml::Element, key: &str| {
+        e.attribute(key)
+            .and_then(|v| v.trim().parse::<f64>().ok())
+            .filter(|x| x.is_finite())
+    };
+    for (k, e) in elements.iter().enumerate().filter(|(_, e)| e.depth == 1) {
+        let name = e.attribute("name").unwrap_or("<unnamed>");
+        match e.name.as_str() {
+            "link" => {
+                for (i, inertial) in elements.iter().enumerate().skip(k + 1) {
+                    if inertial.depth <= 1 {
+                        break;
+                    }
+                    if inertial.depth != 2 || inertial.name != "inertial" {
+                        continue;
+                    }
+                    let link = format!("link '{name}'");
+                    let mass = children(elements, i).find(|c| c.name == "mass");
+                    match mass {
+                        None => {
+                            return Err(invalid(
+                                link,
+                                inertial.line,
+                                "<inertial> without <mass value=...>".into(),
+                            ))
+                        }
+                        Some(m) if number(m, "value").is_none() => {
+                            return Err(invalid(
+                                link,
+                                m.line,
+                                format!(
+                                    "<mass value=\"{}\">: not a finite number",
+                                    m.attribute("value").unwrap_or("")
+                                ),
+                            ))
+                        }
+                        Some(_) => {}
+                    }
+                    let Some(inertia) = children(elements, i).find(|c| c.name == "inertia") else {
+                        return Err(invalid(
+                            link,
+                            inertial.line,
+                            "<inertial> without <inertia ixx ixy ixz iyy iyz izz>".into(),
+                        ));
+                    };
+                    if let Some(bad) = INERTIA_ATTRIBUTES
+                        .iter()
+                        .find(|a| number(inertia, a).is_none())
+                    {
+                        return Err(invalid(
+                            link,
+                            inertia.line,
+                            format!("<inertia>: attribute {bad} is missing or not a finite number"),
+                        ));
+                    }
+                }
+            }
+            "joint" => {
+                for part in ["parent", "child"] {
+                    if !children(elements, k)
+                        .any(|c| c.name == part && c.attribute("link").is_some())
+                    {
+                        return Err(invalid(
+                            format!("joint '{name}'"),
+                            e.line,
+                            format!("no <{part} link=...>"),
+                        ));
+                    }
+                }
+            }
+            _ => {}
+        }
+        if matches!(e.name.as_str(), "link" | "joint") {
+            let owner = format!("{} '{name}'", e.name);
+            for d in elements[k + 1..].iter().take_while(|d| d.depth > 1) {
+                check_attributes(d).map_err(|m| invalid(owner.clone(), d.line, m))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The attributes urdf-rs reads as numbers (or requires) on the elements inside a link or
+/// a joint: `<origin xyz rpy>`, `<axis xyz>`, the geometries, `<limit>`.
+fn check_attributes(e: &xml::Element) -> Result<(), String> {
+    let numbers = |key: &str, count: usize, required: bool| -> Result<(), String> {
+        let Some(text) = e.attribute(key) else {
+            return if required {
+                Err(format!("<{}> without its {key} attribute", e.name))
+            } else {
+                Ok(())
+            };
+        };
+        let values: Vec<Option<f64>> = text
+            .split_whitespace()
+            .map(|v| v.parse::<f64>().ok().filter(|x| x.is_finite()))
+            .collect();
+        if values.len() != count || values.iter().any(Option::is_none) {
+            return Err(format!(
+                "<{} {key}=\"{text}\">: expected {count} finite number(s)",
+                e.name
+            ));
+        }
+        Ok(())
+    };
+    match e.name.as_str() {
+        "origin" => {
+            numbers("xyz", 3, false)?;
+            numbers("rpy", 3, false)
+        }
+        "axis" => numbers("xyz", 3, true),
+        "box" => numbers("size", 3, true),
+        "sphere" => numbers("radius", 1, true),
+        "cylinder" | "capsule" => {
+            numbers("radius", 1, true)?;
+            numbers("length", 1, true)
+        }
+        "mesh" => {
+            if e.attribute("filename").is_none() {
+                return Err("<mesh> without its filename attribute".into());
+            }
+            numbers("scale", 3, false)
+        }
+        "limit" => {
+            for key in ["lower", "upper", "effort"] {
+                numbers(key, 1, false)?;
+            }
+            numbers("velocity", 1, true)
+        }
+        _ => Ok(()),
+    }
 }
 
 struct UrdfBuilder<'a> {
@@ -147,6 +305,7 @@ impl UrdfBuilder<'_> {
                 });
             }
         }
+        self.check_moving_joints(&model)?;
         if visited != links.len() {
             return Err(self.not_a_tree(format!(
                 "{} link(s) are not reachable from the root link '{}' (a loop?)",
@@ -155,6 +314,41 @@ impl UrdfBuilder<'_> {
             )));
         }
         Ok(model)
+    }
+
+    /// Every moving joint moves some mass: a joint whose subtree has zero mass and zero
+    /// inertia makes the mass matrix singular (named here, not as a failed factorization
+    /// later).
+    fn check_moving_joints(&self, model: &Model) -> Result<(), ModelError> {
+        for j in 1..model.joints.len() {
+            let mut moved = false;
+            let mut stack = vec![j];
+            while let Some(k) = stack.pop() {
+                let inertia = &model.inertias[k];
+                if inertia.mass > 0.0 || inertia.rotational.iter().any(|x| *x != 0.0) {
+                    moved = true;
+                    break;
+                }
+                stack.extend((1..model.joints.len()).filter(|&c| model.joints[c].parent == k));
+            }
+            if !moved {
+                let links: Vec<&str> = model
+                    .frames
+                    .iter()
+                    .filter(|f| f.kind == FrameKind::Body && f.parent_joint == j)
+                    .map(|f| f.name.as_str())
+                    .collect();
+                return Err(ModelError::InvalidInertia {
+                    file: self.file.to_path_buf(),
+                    link: links.join("', '"),
+                    message: format!(
+                        "joint '{}' moves no mass (its links and all below have zero mass and inertia): the mass matrix would be singular",
+                        model.joints[j].name
+                    ),
+                });
+            }
+        }
+        Ok(())
     }
 
     fn not_a_tree(&self, message: String) -> ModelError {
@@ -202,8 +396,21 @@ impl UrdfBuilder<'_> {
         match roots.as_slice() {
             [root] => Ok((children, *root)),
             [] => {
-                Err(self
-                    .not_a_tree("every link has a parent joint (a loop), no root link".to_string()))
+                let names: Vec<String> = links
+                    .iter()
+                    .take(10)
+                    .map(|l| format!("'{}'", l.name))
+                    .collect();
+                let more = links.len().saturating_sub(10);
+                Err(self.not_a_tree(format!(
+                    "every link has a parent joint (a loop), no root link: links {}{}",
+                    names.join(", "),
+                    if more > 0 {
+                        format!(" and {more} more")
+                    } else {
+                        String::new()
+                    }
+                )))
             }
             many => Err(self.not_a_tree(format!(
                 "several root links: {}",
@@ -231,7 +438,7 @@ impl UrdfBuilder<'_> {
             if !a.iter().all(|x| x.is_finite()) || a.norm() < 1e-12 {
                 return Err(ModelError::InvalidElement {
                     file: self.file.to_path_buf(),
-                    element: joint.name.clone(),
+                    element: format!("joint '{}'", joint.name),
                     message: format!("joint axis {a:?} is zero or not finite"),
                 });
             }
@@ -316,16 +523,22 @@ impl UrdfBuilder<'_> {
         let local = Matrix3::new(
             i.ixx, i.ixy, i.ixz, i.ixy, i.iyy, i.iyz, i.ixz, i.iyz, i.izz,
         );
-        let body = Inertia::new(
-            inertial.mass.value,
-            origin.translation.vector,
-            r * local * r.transpose(),
-        )
-        .map_err(|message| ModelError::InvalidInertia {
+        let invalid = |message| ModelError::InvalidInertia {
             file: self.file.to_path_buf(),
             link: link.name.clone(),
             message,
-        })?;
+        };
+        let mass = inertial.mass.value;
+        if mass == 0.0 && local.iter().any(|x| *x != 0.0) {
+            return Err(invalid(
+                "mass 0 with a non-zero inertia: a body with rotational inertia has a positive mass".into(),
+            ));
+        }
+        let body = Inertia::new(mass, origin.translation.vector, r * local * r.transpose())
+            .map_err(invalid)?;
+        if let Some(note) = body.triangle_inequality_violation() {
+            model.notes.push(format!("link '{}': {note}", link.name));
+        }
         model.inertias[joint] = model.inertias[joint].add(&body.transformed(placement));
         for (n, collision) in link.collision.iter().enumerate() {
             let shape = self.shape(&link.name, &collision.geometry)?;

@@ -1,17 +1,21 @@
 //! A flat view of an XML document's elements (name, depth, attributes), used for the SRDF and
 //! for checks that the URDF parser does not make.
 
-use std::path::Path;
-
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
 
-/// One element: its tag name, its depth (the root element has depth 0) and its attributes.
+/// Deepest element nesting accepted (a URDF nests 4 levels, an SRDF 3): deeper documents
+/// are refused before any recursive parser sees them.
+pub(crate) const MAX_DEPTH: usize = 32;
+
+/// One element: its tag name, its depth (the root element has depth 0), its attributes and
+/// the line where it starts.
 #[derive(Debug, Clone)]
 pub(crate) struct Element {
     pub name: String,
     pub depth: usize,
     pub attributes: Vec<(String, String)>,
+    pub line: usize,
 }
 
 impl Element {
@@ -24,52 +28,69 @@ impl Element {
     }
 }
 
-/// Every element of the document in document order; an error message (with the byte
-/// position) when the XML is malformed or truncated.
-pub(crate) fn elements(text: &str, file: &Path) -> Result<Vec<Element>, String> {
+/// Line (1-based) of a byte offset.
+pub(crate) fn line_of(text: &str, offset: usize) -> usize {
+    text.as_bytes()[..offset.min(text.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
+}
+
+/// Every element of the document in document order (iteratively, no recursion); an error
+/// message (with the line and byte position) when the XML is malformed, truncated or
+/// nested deeper than [`MAX_DEPTH`].
+pub(crate) fn elements(text: &str) -> Result<Vec<Element>, String> {
     let mut reader = Reader::from_str(text);
     let mut out = Vec::new();
     let mut depth = 0usize;
     loop {
+        let start = reader.buffer_position() as usize;
         let event = reader.read_event().map_err(|e| {
-            format!(
-                "{}: XML error at byte {}: {e}",
-                file.display(),
-                reader.error_position()
-            )
+            let at = reader.error_position() as usize;
+            format!("XML error at line {} (byte {at}): {e}", line_of(text, at))
         })?;
+        let line = || line_of(text, start + leading_space(&text[start.min(text.len())..]));
         match event {
             Event::Start(e) => {
-                out.push(element(&e, depth)?);
+                if depth >= MAX_DEPTH {
+                    return Err(format!(
+                        "line {}: elements nested deeper than {MAX_DEPTH} levels",
+                        line()
+                    ));
+                }
+                out.push(element(&e, depth, line())?);
                 depth += 1;
             }
-            Event::Empty(e) => out.push(element(&e, depth)?),
+            Event::Empty(e) => out.push(element(&e, depth, line())?),
             Event::End(_) => depth = depth.saturating_sub(1),
             Event::Eof => break,
             _ => {}
         }
     }
     if depth != 0 {
-        return Err(format!(
-            "{}: truncated XML ({depth} element(s) not closed)",
-            file.display()
-        ));
+        return Err(format!("truncated XML ({depth} element(s) not closed)"));
     }
     if out.is_empty() {
-        return Err(format!("{}: no XML element", file.display()));
+        return Err("no XML element".to_string());
     }
     Ok(out)
 }
 
-fn element(e: &BytesStart<'_>, depth: usize) -> Result<Element, String> {
+fn leading_space(text: &str) -> usize {
+    text.len() - text.trim_start().len()
+}
+
+fn element(e: &BytesStart<'_>, depth: usize, line: usize) -> Result<Element, String> {
     let name = String::from_utf8_lossy(e.name().as_ref()).into_owned();
     let mut attributes = Vec::new();
     for attr in e.attributes() {
-        let attr = attr.map_err(|err| format!("element <{name}>: bad attribute: {err}"))?;
+        let attr =
+            attr.map_err(|err| format!("line {line}: element <{name}>: bad attribute: {err}"))?;
         let key = String::from_utf8_lossy(attr.key.as_ref()).into_owned();
         let value = attr
             .unescape_value()
-            .map_err(|err| format!("element <{name}>: attribute {key}: {err}"))?
+            .map_err(|err| format!("line {line}: element <{name}>: attribute {key}: {err}"))?
             .into_owned();
         attributes.push((key, value));
     }
@@ -77,5 +98,6 @@ fn element(e: &BytesStart<'_>, depth: usize) -> Result<Element, String> {
         name,
         depth,
         attributes,
+        line,
     })
 }

@@ -1,33 +1,22 @@
-//! Problem files (design.md §3): one JSON object that numpy, Pinocchio's Python bindings or
-//! any other tool can read and write.
+//! Problem files in every format contactbench reads, recognized by content (then by
+//! extension): our JSON ([`super::json`]), FCLIB HDF5 ([`super::fclib`], local and global
+//! problems) and ContactBench's numpy `.npz` ([`super::npz`]). Every command that reads a
+//! problem goes through [`read_problem`]; [`write_problem`] picks the format from the
+//! extension (`.hdf5`/`.h5`: FCLIB, `.npz`: numpy, anything else: JSON).
 //!
-//! ```json
-//! {
-//!   "G": [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]],
-//!   "g": [0.0, 0.0, -1.0],
-//!   "mu": [0.5],
-//!   "R": [0.0, 0.0, 0.0],
-//!   "lambda": [0.0, 0.0, 1.0],
-//!   "solver": {"solver": "ncp-admm", "eps_abs": 1e-8, "rho": 1e-3}
-//! }
-//! ```
-//!
-//! `G` is an array of `3n` rows of `3n` numbers, `g` has `3n` entries, `mu` `n`; `R`
-//! (diagonal compliance, `3n`), `lambda` (a reference answer, `3n`) and `solver` (a
-//! solver specification, as in [`crate::solvers::SolverSpec::from_map`], so that a case
-//! can be replayed) are optional. Per-contact order is `[t1, t2, n]`. A force file (for
-//! a warm start) is either a bare array of `3n` numbers or an object with `lambda`.
+//! A force file (for a warm start) is either a bare JSON array of `3n` numbers or an
+//! object with `lambda`.
 
 use std::fs;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
-use nalgebra::{DMatrix, DVector};
-use serde::{Deserialize, Serialize};
+use nalgebra::DVector;
+use serde::Deserialize;
 use serde_json::{Map, Value};
 use thiserror::Error;
 
-use super::{ContactProblem, ProblemError};
+use super::{fclib, json, npz, ContactProblem, ProblemError};
 
 /// Why a problem file could not be read or written.
 #[derive(Debug, Error)]
@@ -64,6 +53,38 @@ pub enum ProblemFileError {
         /// The length of row 0.
         expected: usize,
     },
+    /// The HDF5 file (or one of its datasets) could not be decoded: corrupted, truncated,
+    /// or a dataset is missing.
+    #[error("{path}: {dataset}: {message}")]
+    Hdf5 {
+        /// The file.
+        path: PathBuf,
+        /// The dataset or group (`/` for the file itself).
+        dataset: String,
+        /// What the HDF5 reader says.
+        message: String,
+    },
+    /// A dataset (FCLIB) or array (npz) was read but has the wrong shape or content.
+    #[error("{path}: {dataset}: {message}")]
+    Dataset {
+        /// The file.
+        path: PathBuf,
+        /// The dataset, group or array.
+        dataset: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A valid file of a kind of problem contactbench does not solve (2D, rolling
+    /// friction, equality constraints).
+    #[error("{path}: {dataset}: unsupported: {what}")]
+    Unsupported {
+        /// The file.
+        path: PathBuf,
+        /// The dataset or group that shows it.
+        dataset: String,
+        /// What kind of problem it is.
+        what: String,
+    },
     /// The data do not make a valid contact problem (sizes, symmetry, signs...).
     #[error("{path}: {error}")]
     Invalid {
@@ -82,22 +103,6 @@ pub enum ProblemFileError {
     },
 }
 
-/// A problem file's contents.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ProblemFileData {
-    #[serde(rename = "G")]
-    delassus: Vec<Vec<f64>>,
-    g: Vec<f64>,
-    mu: Vec<f64>,
-    #[serde(rename = "R", default, skip_serializing_if = "Option::is_none")]
-    compliance: Option<Vec<f64>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    lambda: Option<Vec<f64>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    solver: Option<Map<String, Value>>,
-}
-
 /// A problem read from a file, with the file's optional reference answer and solver.
 #[derive(Debug, Clone)]
 pub struct ProblemFile {
@@ -107,59 +112,97 @@ pub struct ProblemFile {
     pub lambda: Option<DVector<f64>>,
     /// A solver specification map (with a `solver` key), if the file has one.
     pub solver: Option<Map<String, Value>>,
+    /// What the reader did to the stored data (a global problem reduced, a triangle
+    /// mirrored).
+    pub notes: Vec<String>,
 }
 
-/// Reads and validates a problem file.
-pub fn read_problem(path: &Path) -> Result<ProblemFile, ProblemFileError> {
-    let text = read_text(path)?;
-    let data: ProblemFileData = parse_json(path, &text).map_err(|e| name_bad_field(e, &text))?;
-    let invalid = |error| ProblemFileError::Invalid {
-        path: path.to_path_buf(),
-        error,
-    };
-    let delassus = rows_to_matrix(path, &data.delassus)?;
-    let problem = ContactProblem::new(
-        delassus,
-        DVector::from_vec(data.g),
-        DVector::from_vec(data.mu),
-        data.compliance.map(DVector::from_vec),
-    )
-    .map_err(invalid)?;
-    let lambda = data.lambda.map(DVector::from_vec);
-    if let Some(l) = &lambda {
-        problem.check_lambda(l).map_err(invalid)?;
+/// The file formats of problems.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProblemFormat {
+    /// Our JSON object.
+    Json,
+    /// FCLIB (HDF5), local or global.
+    Fclib,
+    /// numpy `.npz` with ContactBench's arrays `G`, `g`, `mus`.
+    Npz,
+}
+
+/// HDF5's format signature (at offset 0 when the file has no user block).
+const HDF5_SIGNATURE: &[u8] = b"\x89HDF\r\n\x1a\n";
+/// A zip archive's first local header (an `.npz`).
+const ZIP_SIGNATURE: &[u8] = b"PK\x03\x04";
+
+impl ProblemFormat {
+    /// The format of an existing file: its first bytes (HDF5 or zip signature), else its
+    /// extension, else JSON.
+    pub fn detect(path: &Path) -> Result<Self, ProblemFileError> {
+        let mut head = Vec::with_capacity(8);
+        fs::File::open(path)
+            .and_then(|f| f.take(8).read_to_end(&mut head))
+            .map_err(|error| ProblemFileError::Io {
+                path: path.to_path_buf(),
+                error,
+            })?;
+        Ok(if head.starts_with(HDF5_SIGNATURE) {
+            Self::Fclib
+        } else if head.starts_with(ZIP_SIGNATURE) {
+            Self::Npz
+        } else {
+            Self::from_extension(path)
+        })
     }
-    Ok(ProblemFile {
-        problem,
-        lambda,
-        solver: data.solver,
-    })
+
+    /// The format named by a file's extension (`.hdf5`, `.h5`, `.npz`; JSON otherwise).
+    pub fn from_extension(path: &Path) -> Self {
+        let ext = path
+            .extension()
+            .map(|e| e.to_string_lossy().to_ascii_lowercase());
+        match ext.as_deref() {
+            Some("hdf5" | "h5") => Self::Fclib,
+            Some("npz") => Self::Npz,
+            _ => Self::Json,
+        }
+    }
 }
 
-/// Writes a problem (and optionally a reference `λ` and a solver specification) as JSON,
-/// through a temporary file renamed into place.
+/// Reads and validates a problem file of any format ([`ProblemFormat::detect`]).
+pub fn read_problem(path: &Path) -> Result<ProblemFile, ProblemFileError> {
+    match ProblemFormat::detect(path)? {
+        ProblemFormat::Json => json::read_json(path),
+        ProblemFormat::Fclib => {
+            let raw = fclib::read_fclib(path)?;
+            let problem = raw.to_problem(path)?;
+            Ok(ProblemFile {
+                problem,
+                lambda: raw.reference,
+                solver: None,
+                notes: raw.notes,
+            })
+        }
+        ProblemFormat::Npz => npz::read_npz(path),
+    }
+}
+
+/// Writes a problem (and optionally a reference `λ` and, in JSON, a solver
+/// specification) in the format of the path's extension, through a temporary file renamed
+/// into place. FCLIB has no compliance: `R` is added to the diagonal of `W`.
 pub fn write_problem(
     path: &Path,
     problem: &ContactProblem,
     lambda: Option<&DVector<f64>>,
     solver: Option<&Map<String, Value>>,
 ) -> Result<(), ProblemFileError> {
-    let g = problem.delassus();
-    let data = ProblemFileData {
-        delassus: (0..g.nrows())
-            .map(|i| g.row(i).iter().copied().collect())
-            .collect(),
-        g: problem.free_velocity().iter().copied().collect(),
-        mu: problem.mu().iter().copied().collect(),
-        compliance: problem.compliance().map(|r| r.iter().copied().collect()),
-        lambda: lambda.map(|l| l.iter().copied().collect()),
-        solver: solver.cloned(),
-    };
-    let text = serde_json::to_string_pretty(&data).map_err(|e| ProblemFileError::Serialize {
-        path: path.to_path_buf(),
-        message: e.to_string(),
-    })?;
-    write_atomically(path, text.as_bytes())
+    match ProblemFormat::from_extension(path) {
+        ProblemFormat::Json => json::write_json(path, problem, lambda, solver),
+        ProblemFormat::Fclib => {
+            let title = path
+                .file_stem()
+                .map_or_else(|| "contactbench".into(), |s| s.to_string_lossy());
+            fclib::write_fclib(path, problem, lambda, &title)
+        }
+        ProblemFormat::Npz => npz::write_npz(path, problem, lambda),
+    }
 }
 
 /// Reads a force vector (a warm start): a bare JSON array, or an object with a `lambda`
@@ -172,7 +215,7 @@ pub fn read_lambda(path: &Path) -> Result<DVector<f64>, ProblemFileError> {
         Object { lambda: Vec<f64> },
     }
     let text = read_text(path)?;
-    let parsed: LambdaFile = parse_json(path, &text).map_err(|e| match e {
+    let parsed: LambdaFile = json::parse_json(path, &text).map_err(|e| match e {
         ProblemFileError::Json {
             path, line, column, ..
         } => ProblemFileError::Json {
@@ -211,77 +254,9 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), ProblemFileErro
     })
 }
 
-fn read_text(path: &Path) -> Result<String, ProblemFileError> {
+pub(crate) fn read_text(path: &Path) -> Result<String, ProblemFileError> {
     fs::read_to_string(path).map_err(|error| ProblemFileError::Io {
         path: path.to_path_buf(),
         error,
     })
-}
-
-fn parse_json<T: for<'de> Deserialize<'de>>(
-    path: &Path,
-    text: &str,
-) -> Result<T, ProblemFileError> {
-    serde_json::from_str(text).map_err(|e| {
-        // serde_json appends " at line L column C"; the position has its own fields.
-        let mut message = e.to_string();
-        if let Some(at) = message.rfind(" at line ") {
-            message.truncate(at);
-        }
-        ProblemFileError::Json {
-            path: path.to_path_buf(),
-            line: e.line(),
-            column: e.column(),
-            message,
-        }
-    })
-}
-
-/// serde_json names a missing or unknown field but not the field holding a value of the
-/// wrong type: find it by reading each known field on its own, and prefix it.
-fn name_bad_field(error: ProblemFileError, text: &str) -> ProblemFileError {
-    let ProblemFileError::Json {
-        path,
-        line,
-        column,
-        message,
-    } = error
-    else {
-        return error;
-    };
-    let fields = serde_json::from_str::<Map<String, Value>>(text).ok();
-    let bad = fields.as_ref().and_then(|map| {
-        map.iter().find_map(|(key, value)| {
-            let ok = match key.as_str() {
-                "G" => Vec::<Vec<f64>>::deserialize(value).is_ok(),
-                "g" | "mu" | "R" | "lambda" => Vec::<f64>::deserialize(value).is_ok(),
-                "solver" => value.is_object(),
-                _ => true,
-            };
-            (!ok).then(|| key.clone())
-        })
-    });
-    let message = match bad {
-        Some(field) => format!("{field}: {message}"),
-        None => message,
-    };
-    ProblemFileError::Json {
-        path,
-        line,
-        column,
-        message,
-    }
-}
-
-fn rows_to_matrix(path: &Path, rows: &[Vec<f64>]) -> Result<DMatrix<f64>, ProblemFileError> {
-    let ncols = rows.first().map_or(0, Vec::len);
-    if let Some((row, r)) = rows.iter().enumerate().find(|(_, r)| r.len() != ncols) {
-        return Err(ProblemFileError::RaggedRows {
-            path: path.to_path_buf(),
-            row,
-            got: r.len(),
-            expected: ncols,
-        });
-    }
-    Ok(DMatrix::from_fn(rows.len(), ncols, |i, j| rows[i][j]))
 }

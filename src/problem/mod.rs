@@ -1,5 +1,5 @@
 //! The contact problem `(G, g, μ, R)` of design.md §3, the friction cones and problem
-//! files ([`io`]).
+//! files ([`io`]: our JSON, FCLIB HDF5, numpy `.npz`).
 //!
 //! For `n` contacts, `G` is the `3n × 3n` Delassus matrix `J M⁻¹ Jᵀ`, `g` the free contact
 //! velocity `J v_f + b`, `μ` the friction coefficients and `R` an optional diagonal
@@ -8,8 +8,11 @@
 
 pub mod build;
 pub mod cones;
+pub mod fclib;
 pub mod generators;
 pub mod io;
+pub mod json;
+pub mod npz;
 
 use nalgebra::{DMatrix, DVector, Matrix3, Vector3};
 use thiserror::Error;

@@ -11,7 +11,7 @@ use plotters::prelude::*;
 
 use super::ReportError;
 use crate::simulation::output::RunEntry;
-use crate::simulation::recorder::read_columns;
+use crate::simulation::recorder::{columns, read_columns};
 
 /// Size of every figure (pixels).
 const SIZE: (u32, u32) = (960, 600);
@@ -268,14 +268,14 @@ impl RunData {
     /// `Σ λ_N / Δt` (N) per step, at the step's time.
     fn normal_force(&self, dt: f64) -> Vec<(f64, f64)> {
         let empty = Vec::new();
-        let steps = self.contacts.get("step").unwrap_or(&empty);
-        let lambda_n = self.contacts.get("lambda_n").unwrap_or(&empty);
+        let steps = self.contacts.get(columns::STEP).unwrap_or(&empty);
+        let lambda_n = self.contacts.get(columns::LAMBDA[2]).unwrap_or(&empty);
         let mut total: BTreeMap<usize, f64> = BTreeMap::new();
         for (s, l) in steps.iter().zip(lambda_n) {
             *total.entry(*s as usize).or_default() += l / dt;
         }
-        let times = self.column("time");
-        let step_index = self.column("step");
+        let times = self.column(columns::TIME);
+        let step_index = self.column(columns::STEP);
         step_index
             .iter()
             .zip(times)
@@ -352,11 +352,17 @@ pub fn scenario_plots(
     let mut energy: Vec<Series> = data
         .iter()
         .enumerate()
-        .map(|(i, d)| series(i, &d.label, d.curve("time", "mechanical_energy")))
+        .map(|(i, d)| {
+            series(
+                i,
+                &d.label,
+                d.curve(columns::TIME, columns::MECHANICAL_ENERGY),
+            )
+        })
         .collect();
     if let Some(analytical) = data
         .iter()
-        .map(|d| d.curve("time", "analytical_energy"))
+        .map(|d| d.curve(columns::TIME, columns::ANALYTICAL_ENERGY))
         .find(|c| !c.is_empty())
     {
         energy.push(Series {
@@ -389,7 +395,7 @@ pub fn scenario_plots(
                 series: data
                     .iter()
                     .enumerate()
-                    .map(|(i, d)| series(i, &d.label, d.curve("base_x", "base_y")))
+                    .map(|(i, d)| series(i, &d.label, d.curve(columns::BASE[0], columns::BASE[1])))
                     .collect(),
             },
             LinePlot {
@@ -399,7 +405,7 @@ pub fn scenario_plots(
                 series: data
                     .iter()
                     .enumerate()
-                    .map(|(i, d)| series(i, &d.label, d.curve("time", "base_z")))
+                    .map(|(i, d)| series(i, &d.label, d.curve(columns::TIME, columns::BASE[2])))
                     .collect(),
             },
         ),
@@ -419,10 +425,10 @@ pub fn scenario_plots(
                 .enumerate()
                 .map(|(i, d)| {
                     let points = d
-                        .column("time")
+                        .column(columns::TIME)
                         .iter()
                         .zip(d.column("ncp_criterion"))
-                        .zip(d.column("num_contacts"))
+                        .zip(d.column(columns::NUM_CONTACTS))
                         .filter(|(_, n)| **n > 0.0)
                         .map(|((t, r), _)| (*t, r.max(RESIDUAL_FLOOR).log10()))
                         .collect();
@@ -461,9 +467,9 @@ pub fn scenario_plots(
             samples: data
                 .iter()
                 .map(|d| {
-                    d.column("solve_time")
+                    d.column(columns::SOLVE_TIME)
                         .iter()
-                        .zip(d.column("num_contacts"))
+                        .zip(d.column(columns::NUM_CONTACTS))
                         .filter(|(_, n)| **n > 0.0)
                         .map(|(t, _)| t * 1e6)
                         .collect()

@@ -10,9 +10,9 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::output::{solver_dirs, write_run, ResultsManifest, RunEntry, Staging};
-use super::recorder::{RecordError, RunRecord, RunSummary};
-use super::scenario::Scenario;
+use super::output::{sanitize, solver_dirs, Replace, ResultsManifest, RunEntry, Staging};
+use super::recorder::{RecordError, Recorder, RunHeader, RunSummary, RunWriter};
+use super::scenario::{Scenario, ScenarioError};
 use crate::solvers::SolverSpec;
 
 /// One run to do: a scenario with one of its solvers.
@@ -28,8 +28,11 @@ pub struct Job {
     pub solver_dir: String,
 }
 
-/// What runs one job: the simulator, or a stand-in in tests.
-pub type Runner = dyn Fn(&Scenario, &SolverSpec) -> Result<RunRecord, String> + Sync;
+/// What runs one job: it hands every step to the recorder as it is computed and returns
+/// why the run stopped early, if it did; `Err` when the run could not start. The
+/// simulator ([`super::runner::simulate_into`]), or a stand-in in tests.
+pub type Runner =
+    dyn Fn(&Scenario, &SolverSpec, &mut dyn Recorder) -> Result<Option<String>, String> + Sync;
 
 /// The text form of a spec: the id, then the settings that differ from the defaults.
 pub fn spec_text(spec: &SolverSpec) -> String {
@@ -69,6 +72,25 @@ pub fn spec_text(spec: &SolverSpec) -> String {
     }
 }
 
+/// Refuses two scenarios with the same name in one batch (their runs would share a
+/// directory), naming both files.
+pub fn check_unique_names(scenarios: &[Scenario]) -> Result<(), ScenarioError> {
+    for (k, s) in scenarios.iter().enumerate() {
+        if let Some(first) = scenarios[..k].iter().find(|o| o.name == s.name) {
+            return Err(s.invalid(
+                "name",
+                format!(
+                    "scenario name '{}' is also the name of {}: the runs would share a \
+                     directory; give one of them another `name`",
+                    s.name,
+                    first.source.display()
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// The jobs of a list of scenarios: each with its own solvers, or with `solvers` when given.
 pub fn jobs(scenarios: Vec<Scenario>, solvers: Option<&[SolverSpec]>) -> Vec<Job> {
     let mut out = Vec::new();
@@ -91,31 +113,57 @@ pub fn jobs(scenarios: Vec<Scenario>, solvers: Option<&[SolverSpec]>) -> Vec<Job
     out
 }
 
-/// Runs one job; an error or a panic becomes a failed record.
-fn run_job(job: &Job, runner: &Runner) -> RunRecord {
-    let outcome = catch_unwind(AssertUnwindSafe(|| runner(&job.scenario, &job.spec)));
+/// The jobs of a list of scenarios with the solvers of `--solver` texts, each keeping its
+/// scenario's settings unless the text overrides them ([`Scenario::solver_override`]).
+pub fn jobs_overriding(
+    scenarios: Vec<Scenario>,
+    texts: &[String],
+) -> Result<Vec<Job>, ScenarioError> {
+    let mut out = Vec::new();
+    for scenario in scenarios {
+        let specs = texts
+            .iter()
+            .map(|t| {
+                scenario
+                    .solver_override(t)
+                    .and_then(|spec| spec.build().map(|_| spec))
+                    .map_err(|e| ScenarioError::Override {
+                        assignment: format!("--solver {t}"),
+                        message: format!("{}: {e}", scenario.name),
+                    })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        out.extend(jobs(vec![scenario], Some(&specs)));
+    }
+    Ok(out)
+}
+
+/// Runs one job into `dir`, streaming its steps to disk; an error or a panic becomes the
+/// run's failure.
+fn run_job(job: &Job, runner: &Runner, dir: &Path) -> Result<RunSummary, RecordError> {
+    let mut writer = RunWriter::create(dir)?;
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        runner(&job.scenario, &job.spec, &mut writer)
+    }));
     let failure = match outcome {
-        Ok(Ok(mut record)) => {
-            record.solver = job.solver.clone();
-            return record;
-        }
-        Ok(Err(message)) => message,
+        Ok(Ok(failure)) => failure,
+        Ok(Err(message)) => Some(message),
         Err(panic) => {
             let text = panic
                 .downcast_ref::<String>()
                 .cloned()
                 .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
                 .unwrap_or_else(|| "unknown panic".into());
-            format!("panicked: {text}")
+            Some(format!("panicked: {text}"))
         }
     };
-    RunRecord {
+    let header = RunHeader {
         scenario: job.scenario.name.clone(),
         solver: job.solver.clone(),
         dt: job.scenario.simulation.dt,
-        failure: Some(failure),
         ..Default::default()
-    }
+    };
+    writer.finish(&header, failure)
 }
 
 /// Runs every job in parallel (rayon), writing each run under `root`; returns the
@@ -139,26 +187,33 @@ pub fn run_jobs(
     let results: Vec<Result<RunEntry, RecordError>> = jobs
         .par_iter()
         .map(|job| {
-            let record = run_job(job, runner);
-            let entry = write_run(root, &record, &job.solver_dir);
+            let rel = format!(
+                "{}/{}",
+                sanitize(&job.scenario.name),
+                sanitize(&job.solver_dir)
+            );
+            let summary = run_job(job, runner, &root.join(&rel))?;
             bar.set_message(format!("{} / {}", job.scenario.name, job.solver));
             bar.inc(1);
-            entry
+            Ok(RunEntry { path: rel, summary })
         })
         .collect();
     bar.finish_and_clear();
     results.into_iter().collect()
 }
 
-/// Runs every job and publishes the results directory `out` (manifest and runs) at once,
-/// replacing an older results directory; on an I/O error nothing is left in `out`.
+/// Runs every job and publishes the results directory `out` (manifest and runs) at once.
+/// `replace` says whether an earlier results directory of ours may be replaced; the
+/// directory is checked (and locked) before anything runs. On an error or an
+/// interruption nothing is left in `out` and nothing beside it.
 pub fn run_batch(
     jobs: &[Job],
     out: &Path,
     runner: &Runner,
     progress: bool,
+    replace: Replace,
 ) -> Result<ResultsManifest, RecordError> {
-    let staging = Staging::new(out)?;
+    let staging = Staging::create(out, replace)?;
     let runs = run_jobs(jobs, staging.path(), runner, progress)?;
     let manifest = ResultsManifest { runs };
     manifest.write(staging.path())?;
@@ -204,7 +259,7 @@ pub struct Regression {
 }
 
 /// Compares a batch's summaries with a baseline: every baseline run must be present,
-/// complete if it completed, and within the tolerances on the final base position, the
+/// reach its end if it did (`completed` or `unconverged`), and within the tolerances on the final base position, the
 /// final energy and the maximum NCP criterion.
 pub fn compare(
     current: &[RunSummary],
@@ -225,7 +280,7 @@ pub fn compare(
             regressions.push(regress("missing from the batch".into()));
             continue;
         };
-        if base.outcome == "completed" && run.outcome != "completed" {
+        if base.reached_end() && !run.reached_end() {
             regressions.push(regress(format!(
                 "failed: {}",
                 run.failure.clone().unwrap_or_default()

@@ -1,6 +1,7 @@
 //! Time stepping, scenarios, recording, sweeps and batches.
 
 pub mod batch;
+pub mod interrupt;
 pub mod output;
 pub mod params;
 pub mod recorder;

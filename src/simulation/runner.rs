@@ -1,14 +1,28 @@
-//! Running a scenario with one solver, from its initial state to its duration.
+//! Running a scenario with one solver, from its initial state to its duration, each step
+//! handed to a [`Recorder`] as it is computed (streamed to disk by the batch, kept in
+//! memory by [`simulate`]).
+//!
+//! A run ends early, with its failure recorded, when a step fails, when the state
+//! diverges (speeds or distances beyond [`DIVERGENCE_SPEED`] and [`DIVERGENCE_DISTANCE`]:
+//! named as a divergence, not as the numerical error it would cause a few steps later),
+//! or when the user interrupts the command.
 
 use thiserror::Error;
 
 use super::batch::spec_text;
-use super::recorder::RunRecord;
-use super::scenario::{Analytical, Scenario, ScenarioError};
+use super::interrupt;
+use super::recorder::{RecordError, Recorder, RunHeader, RunRecord, StepRecord};
+use super::scenario::{Analytical, Scenario, ScenarioError, MAX_STEPS};
 use super::step::Simulator;
 use super::world::World;
 use crate::metrics::energy::{bouncing_energy_fraction, sliding_kinetic_energy, GRAVITY};
 use crate::solvers::{SolverError, SolverSpec};
+
+/// Largest speed (m/s or rad/s, any coordinate of `v`) a simulation may reach before it is
+/// called diverged: 10 km/s is far beyond any robot or object of the benchmark.
+pub const DIVERGENCE_SPEED: f64 = 1e4;
+/// Largest coordinate of `q` (m) before a simulation is called diverged (1000 km).
+pub const DIVERGENCE_DISTANCE: f64 = 1e6;
 
 /// Why a run could not start (a run that stops early is a record with a `failure`).
 #[derive(Debug, Error)]
@@ -18,15 +32,27 @@ pub enum SimulationError {
     Scenario(#[from] ScenarioError),
     /// The solver could not be built.
     #[error("solver: {0}")]
-    Solver(#[from] SolverError),
+    Solver(SolverError),
+    /// The record could not be written.
+    #[error(transparent)]
+    Record(#[from] RecordError),
+}
+
+impl From<SolverError> for SimulationError {
+    fn from(e: SolverError) -> Self {
+        SimulationError::Solver(e)
+    }
 }
 
 /// Checks what only the model knows (robot, frames, joints, bodies) and that every
 /// solver builds, without simulating: bad input fails before anything runs.
 pub fn check(scenario: &Scenario) -> Result<(), SimulationError> {
     World::build(scenario)?;
-    for entry in &scenario.solvers {
-        entry.spec()?.build()?;
+    for (i, entry) in scenario.solvers.iter().enumerate() {
+        entry
+            .spec()
+            .and_then(|spec| spec.build().map(|_| ()))
+            .map_err(|e| scenario.invalid(&format!("solvers[{i}]"), e.to_string()))?;
     }
     Ok(())
 }
@@ -44,53 +70,113 @@ pub fn simulator(scenario: &Scenario, spec: &SolverSpec) -> Result<Simulator, Si
 }
 
 /// Runs `scenario` with `spec` for `scenario.num_steps()` steps (capped by the scenario's
-/// validation), recording every step. A step that fails ends the run: the record keeps
-/// the steps before and says why.
+/// validation), keeping every step in memory: for tests and short runs (a long run
+/// streams to disk through [`simulate_into`]).
 pub fn simulate(scenario: &Scenario, spec: &SolverSpec) -> Result<RunRecord, SimulationError> {
+    let mut record = RunRecord::default();
+    record.failure = simulate_into(scenario, spec, &mut record)?;
+    Ok(record)
+}
+
+/// Runs `scenario` with `spec`, handing every step to `recorder` as it is computed;
+/// returns why the run stopped early, if it did (a failed step, a divergence, an
+/// interruption).
+pub fn simulate_into(
+    scenario: &Scenario,
+    spec: &SolverSpec,
+    recorder: &mut dyn Recorder,
+) -> Result<Option<String>, SimulationError> {
+    let steps = scenario.simulation.duration / scenario.simulation.dt;
+    if steps.is_nan() || steps > MAX_STEPS {
+        return Err(scenario
+            .invalid(
+                "simulation.duration",
+                format!("duration / dt = {steps:.3e} steps exceeds the cap of {MAX_STEPS:e} steps per run"),
+            )
+            .into());
+    }
     let mut sim = simulator(scenario, spec)?;
-    let mut record = RunRecord {
+    recorder.start(RunHeader {
         scenario: scenario.name.clone(),
         solver: spec_text(spec),
         dt: scenario.simulation.dt,
         q_names: sim.world().q_names(),
         v_names: sim.world().v_names(),
-        ..Default::default()
+    })?;
+    let first = match sim.initial_record() {
+        Ok(first) => first,
+        Err(e) => return Ok(Some(e.to_string())),
     };
-    match sim.initial_record() {
-        Ok(first) => record.steps.push(first),
-        Err(e) => {
-            record.failure = Some(e.to_string());
-            return Ok(record);
-        }
-    }
+    let analytical = AnalyticalEnergy::new(scenario, &first, sim.world().model.total_mass());
+    recorder.record(&first, analytical.at(first.time))?;
     for _ in 0..scenario.num_steps() {
-        match sim.step() {
-            Ok(step) => record.steps.push(step),
-            Err(e) => {
-                record.failure = Some(e.to_string());
-                break;
-            }
+        if interrupt::requested() {
+            return Ok(Some(format!("interrupted at t = {} s", sim.time())));
+        }
+        let step = match sim.step() {
+            Ok(step) => step,
+            Err(e) => return Ok(Some(e.to_string())),
+        };
+        recorder.record(&step, analytical.at(step.time))?;
+        if let Some(what) = divergence(&step) {
+            return Ok(Some(format!(
+                "diverged at step {} (t = {} s): {what}",
+                step.step, step.time
+            )));
         }
     }
-    record.analytical_energy = analytical_energy(scenario, &record, sim.world().model.total_mass());
-    Ok(record)
+    Ok(None)
 }
 
-/// The analytical mechanical energy at each recorded time, when the scenario has one:
-/// sliding, `U(q0) + ½ m (v0 − μ g t)²`; dropped ball, `E_rest + m g h e^{2k(t)}`.
-fn analytical_energy(scenario: &Scenario, record: &RunRecord, total_mass: f64) -> Option<Vec<f64>> {
-    let first = record.steps.first()?.energy;
-    let energy_at = |t: f64| match scenario.analytical.as_ref()? {
-        Analytical::Sliding { mass, v0, mu } => {
-            Some(first.potential + sliding_kinetic_energy(*mass, *v0, *mu, t))
+/// What has diverged in a step's state, if anything.
+fn divergence(step: &StepRecord) -> Option<String> {
+    let largest = |v: &nalgebra::DVector<f64>| v.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
+    let speed = largest(&step.v);
+    if speed > DIVERGENCE_SPEED {
+        return Some(format!(
+            "a velocity reached {speed:.3e} (limit {DIVERGENCE_SPEED:e} m/s or rad/s)"
+        ));
+    }
+    let distance = largest(&step.q);
+    if distance > DIVERGENCE_DISTANCE {
+        return Some(format!(
+            "a coordinate reached {distance:.3e} m (limit {DIVERGENCE_DISTANCE:e} m)"
+        ));
+    }
+    None
+}
+
+/// The analytical mechanical energy of a scenario that has one: sliding,
+/// `U(q0) + ½ m (v0 − μ g t)²`; dropped ball, `E_rest + m g h e^{2k(t)}`.
+struct AnalyticalEnergy<'a> {
+    analytical: Option<&'a Analytical>,
+    potential0: f64,
+    total0: f64,
+    total_mass: f64,
+}
+
+impl<'a> AnalyticalEnergy<'a> {
+    fn new(scenario: &'a Scenario, first: &StepRecord, total_mass: f64) -> Self {
+        Self {
+            analytical: scenario.analytical.as_ref(),
+            potential0: first.energy.potential,
+            total0: first.energy.total(),
+            total_mass,
         }
-        Analytical::Drop {
-            height,
-            restitution,
-        } => {
-            let drop = total_mass * GRAVITY * height;
-            Some(first.total() - drop + drop * bouncing_energy_fraction(*height, *restitution, t))
-        }
-    };
-    record.steps.iter().map(|s| energy_at(s.time)).collect()
+    }
+
+    fn at(&self, t: f64) -> Option<f64> {
+        Some(match self.analytical? {
+            Analytical::Sliding { mass, v0, mu } => {
+                self.potential0 + sliding_kinetic_energy(*mass, *v0, *mu, t)
+            }
+            Analytical::Drop {
+                height,
+                restitution,
+            } => {
+                let drop = self.total_mass * GRAVITY * height;
+                self.total0 - drop + drop * bouncing_energy_fraction(*height, *restitution, t)
+            }
+        })
+    }
 }

@@ -1,10 +1,15 @@
 //! Scenario files (YAML): the world, the initial state, actuation, external forces, the
 //! time stepping and the solvers to compare (one run per solver).
 //!
-//! Parsing uses serde with `deny_unknown_fields`, so a typo is an error; every error
-//! names the file, the line (and the column for syntax and type errors) and the field:
-//! `scenarios/cube_slide.yaml:12:5: world.bodies[0]: unknown field `mas``. Semantic checks
-//! (negative `dt`, unknown solver, ...) run after parsing and locate the field in the text.
+//! Parsing uses serde-saphyr (a YAML parser that does not recurse without bound: nesting
+//! deeper than its budget is an error, not a stack overflow) with `deny_unknown_fields`,
+//! so a typo is an error, and serde_path_to_error for the field: every error names the
+//! file, the line (and the column for syntax and type errors) and the field:
+//! `scenarios/cube_slide.yaml:12:5: world.bodies[0].mas: unknown field `mas``. With
+//! `--set` overrides the document is read as a tree, changed, then deserialized, and an
+//! error names the field and the line where it is written. Semantic checks (negative
+//! `dt`, unknown solver, absurd sizes, ...) run after parsing and locate the field in the
+//! text.
 //!
 //! ```yaml
 //! name: cube_slide
@@ -28,24 +33,32 @@ use serde_json::{Map, Value};
 use thiserror::Error;
 
 use super::params::StepParameters;
+use super::runner::{DIVERGENCE_DISTANCE, DIVERGENCE_SPEED};
 use crate::solvers::SolverSpec;
 
 /// Largest number of steps a scenario may ask for (`duration / dt`), the loop's cap.
 pub const MAX_STEPS: f64 = 1e7;
 
+/// Range of a built-in body's mass (kg): outside it the dynamics is meaningless in f64.
+pub const MASS_RANGE: (f64, f64) = (1e-6, 1e9);
+/// Range of a length (box size, sphere or corner radius, m).
+pub const LENGTH_RANGE: (f64, f64) = (1e-6, 1e3);
+/// Largest scenario file read (bytes).
+pub const MAX_FILE_BYTES: u64 = 1 << 22;
+
 /// Why a scenario was refused. Every variant names the file and the location.
 #[derive(Debug, Error)]
 pub enum ScenarioError {
-    /// The file could not be read.
+    /// The file could not be read (or is not UTF-8 text, with the byte position).
     #[error("{file}: {error}")]
     Io {
         /// The file.
         file: PathBuf,
-        /// The I/O error.
-        error: std::io::Error,
+        /// The error.
+        error: crate::model::TextError,
     },
     /// YAML syntax error, unknown or missing field, wrong type.
-    #[error("{file}:{line}:{column}: {message}")]
+    #[error("{file}:{line}:{column}: {field}: {message}")]
     Parse {
         /// The file.
         file: PathBuf,
@@ -53,7 +66,9 @@ pub enum ScenarioError {
         line: usize,
         /// Column (1-based).
         column: usize,
-        /// serde's message, which names the field.
+        /// The field, as a path (`world.bodies[0].mass`; `.` for the document).
+        field: String,
+        /// The parser's message.
         message: String,
     },
     /// A value that parses but makes no sense (negative `dt`, unknown solver or robot...).
@@ -68,8 +83,8 @@ pub enum ScenarioError {
         /// What is wrong.
         message: String,
     },
-    /// A `--set path=value` override does not apply.
-    #[error("override '{assignment}': {message}")]
+    /// A `--set path=value` override or a `--solver` text does not apply.
+    #[error("{assignment}: {message}")]
     Override {
         /// The assignment as given.
         assignment: String,
@@ -94,7 +109,7 @@ pub struct Scenario {
     #[serde(default)]
     pub initial_state: InitialState,
     /// Joint torques.
-    #[serde(default, with = "serde_yaml::with::singleton_map")]
+    #[serde(default)]
     pub actuation: Actuation,
     /// Forces applied to named bodies.
     #[serde(default)]
@@ -105,7 +120,7 @@ pub struct Scenario {
     /// `{solver: ncp-admm, eps_rel: 1e-8}`.
     pub solvers: Vec<SolverEntry>,
     /// An analytical solution to compare with, when there is one.
-    #[serde(default, with = "serde_yaml::with::singleton_map")]
+    #[serde(default)]
     pub analytical: Option<Analytical>,
     /// The file the scenario was read from (set by the loader).
     #[serde(skip)]
@@ -160,7 +175,6 @@ pub struct BodySpec {
     /// Its name (for initial states and external forces).
     pub name: String,
     /// Its shape.
-    #[serde(with = "serde_yaml::with::singleton_map")]
     pub shape: ShapeSpec,
     /// Mass (kg), uniform density.
     pub mass: f64,
@@ -286,7 +300,6 @@ pub struct ExternalForce {
     #[serde(default)]
     pub until: Option<f64>,
     /// Its time profile.
-    #[serde(with = "serde_yaml::with::singleton_map")]
     pub profile: ForceProfile,
 }
 
@@ -400,6 +413,26 @@ impl SolverEntry {
     }
 }
 
+/// The map form of a solver text `id:key=value,…` (values read as JSON, else strings),
+/// as [`SolverSpec`]'s text form.
+fn spec_map(text: &str) -> Result<Map<String, Value>, crate::solvers::SolverError> {
+    let (id, rest) = text.split_once(':').unwrap_or((text, ""));
+    let mut map = Map::new();
+    map.insert("solver".into(), Value::String(id.trim().to_string()));
+    for item in rest.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+        let (key, value) =
+            item.split_once('=')
+                .ok_or_else(|| crate::solvers::SolverError::InvalidSpec {
+                    spec: text.to_string(),
+                    message: format!("'{item}' is not key=value"),
+                })?;
+        let value = serde_json::from_str::<Value>(value.trim())
+            .unwrap_or_else(|_| Value::String(value.trim().to_string()));
+        map.insert(key.trim().to_string(), value);
+    }
+    Ok(map)
+}
+
 /// An analytical solution the report draws beside the simulated curves.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
@@ -426,31 +459,33 @@ impl Scenario {
     /// Reads and validates a scenario file; `overrides` are `path=value` assignments
     /// (`world.bodies.1.mass=1000`, `simulation.dt=1e-2`) applied before validation.
     pub fn load(path: &Path, overrides: &[String]) -> Result<Self, ScenarioError> {
-        let text = std::fs::read_to_string(path).map_err(|error| ScenarioError::Io {
-            file: path.to_path_buf(),
-            error,
-        })?;
+        let text =
+            crate::model::read_text(path, MAX_FILE_BYTES).map_err(|error| ScenarioError::Io {
+                file: path.to_path_buf(),
+                error,
+            })?;
         Self::from_yaml(&text, path, overrides)
     }
 
     /// Parses and validates a scenario from text; `file` is used in messages and for the
     /// default name.
     pub fn from_yaml(text: &str, file: &Path, overrides: &[String]) -> Result<Self, ScenarioError> {
-        let parse_error = |e: serde_yaml::Error| yaml_error(file, &e);
         let mut scenario: Scenario = if overrides.is_empty() {
-            serde_yaml::from_str(text).map_err(parse_error)?
+            parse_typed(text, file)?
         } else {
-            let mut value: serde_yaml::Value = serde_yaml::from_str(text).map_err(parse_error)?;
+            let mut value = parse_tree(text, file)?;
             for assignment in overrides {
                 apply_override(&mut value, assignment)?;
             }
-            serde_yaml::from_value(value).map_err(parse_error)?
+            from_tree(value, text, file, overrides)?
         };
         if scenario.name.is_empty() {
-            scenario.name = file
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_else(|| "scenario".into());
+            scenario.name = super::output::sanitize(
+                &file
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_else(|| "scenario".into()),
+            );
         }
         scenario.source = file.to_path_buf();
         scenario.text = text.to_string();
@@ -476,6 +511,52 @@ impl Scenario {
         (self.simulation.duration / self.simulation.dt).round() as usize
     }
 
+    /// The solver of a `--solver` text (`ncp-pgs`, `ncp-pgs:eps_rel=1e-6`), keeping this
+    /// scenario's settings unless the text overrides them: the settings of the scenario's
+    /// entry for the same solver id, else the settings shared by all its entries
+    /// (`eps_rel`, `max_iter`, … when every entry has the same value); then the text's
+    /// own `key=value` pairs. A text that sets `stop` drops the inherited tolerance of the
+    /// other criterion (it would be refused as unused).
+    pub fn solver_override(&self, text: &str) -> Result<SolverSpec, crate::solvers::SolverError> {
+        let explicit = spec_map(text)?;
+        let id = explicit.get("solver").cloned().unwrap_or(Value::Null);
+        let entries: Vec<Map<String, Value>> = self
+            .solvers
+            .iter()
+            .filter_map(|e| match e {
+                SolverEntry::Text(t) => spec_map(t).ok(),
+                SolverEntry::Map(m) => Some(m.clone()),
+            })
+            .collect();
+        let mut map = match entries.iter().find(|m| m.get("solver") == Some(&id)) {
+            Some(entry) => entry.clone(),
+            None => {
+                let mut shared = Map::new();
+                for field in crate::solvers::SolverSettings::FIELDS {
+                    let values: Vec<Option<&Value>> =
+                        entries.iter().map(|m| m.get(field)).collect();
+                    if let Some(Some(first)) = values.first() {
+                        if values.iter().all(|v| *v == Some(*first)) {
+                            shared.insert(field.to_string(), (*first).clone());
+                        }
+                    }
+                }
+                shared
+            }
+        };
+        if let Some(stop) = explicit.get("stop").and_then(Value::as_str) {
+            if let Ok(stop) = stop.parse::<crate::solvers::Criterion>() {
+                let other = match stop {
+                    crate::solvers::Criterion::Relative => "eps_abs",
+                    crate::solvers::Criterion::Absolute => "eps_rel",
+                };
+                map.remove(other);
+            }
+        }
+        map.extend(explicit);
+        SolverSpec::from_map(map)
+    }
+
     /// The solver specifications, in file order.
     pub fn solver_specs(&self) -> Vec<SolverSpec> {
         self.solvers.iter().filter_map(|s| s.spec().ok()).collect()
@@ -499,6 +580,7 @@ impl Scenario {
             field,
             message,
         };
+        validate_name(&self.name).map_err(|m| invalid("name".into(), m))?;
         let params = self.step_parameters();
         if let Err(e) = params.validate() {
             let section = match e.field {
@@ -542,6 +624,7 @@ impl Scenario {
         for (i, entry) in self.solvers.iter().enumerate() {
             entry
                 .spec()
+                .and_then(|spec| spec.build().map(|_| ()))
                 .map_err(|e| invalid(format!("solvers[{i}]"), e.to_string()))?;
         }
         if let Actuation::Pd { kp, kd, .. } = self.actuation {
@@ -561,21 +644,29 @@ impl Scenario {
     ) -> Result<(), ScenarioError> {
         for (i, body) in self.world.bodies.iter().enumerate() {
             let field = |name: &str| format!("world.bodies[{i}].{name}");
-            if !(body.mass.is_finite() && body.mass > 0.0) {
+            let (m_lo, m_hi) = MASS_RANGE;
+            if !(body.mass >= m_lo && body.mass <= m_hi) {
                 return Err(invalid(
                     field("mass"),
-                    format!("{}: must be > 0 (kg)", body.mass),
+                    format!("{:e}: must lie in [{m_lo:e}, {m_hi:e}] kg", body.mass),
                 ));
             }
             let sizes: Vec<f64> = match body.shape {
                 ShapeSpec::Box(size) => size.to_vec(),
                 ShapeSpec::Sphere(radius) => vec![radius],
             };
-            if sizes.iter().any(|s| !(s.is_finite() && *s > 0.0)) {
-                return Err(invalid(field("shape"), "sizes must be > 0 (m)".into()));
+            let (l_lo, l_hi) = LENGTH_RANGE;
+            if let Some(bad) = sizes.iter().find(|s| !(**s >= l_lo && **s <= l_hi)) {
+                return Err(invalid(
+                    field("shape"),
+                    format!("size {bad:e}: must lie in [{l_lo:e}, {l_hi:e}] m"),
+                ));
             }
-            if !(body.corner_radius.is_finite() && body.corner_radius >= 0.0) {
-                return Err(invalid(field("corner_radius"), "must be >= 0 (m)".into()));
+            if !(body.corner_radius >= 0.0 && body.corner_radius <= l_hi) {
+                return Err(invalid(
+                    field("corner_radius"),
+                    format!("{:e}: must lie in [0, {l_hi:e}] m", body.corner_radius),
+                ));
             }
             if self.world.bodies[..i].iter().any(|b| b.name == body.name) {
                 return Err(invalid(
@@ -592,6 +683,26 @@ impl Scenario {
                     format!("no body named '{name}' in world.bodies"),
                 ));
             }
+            if state
+                .position
+                .iter()
+                .any(|x| !x.is_finite() || x.abs() > DIVERGENCE_DISTANCE)
+            {
+                return Err(invalid(
+                    format!("{field}.position"),
+                    format!("must be finite and within {DIVERGENCE_DISTANCE:e} m"),
+                ));
+            }
+            if state
+                .velocity
+                .iter()
+                .any(|x| !x.is_finite() || x.abs() > DIVERGENCE_SPEED)
+            {
+                return Err(invalid(
+                    format!("{field}.velocity"),
+                    format!("must be finite and below {DIVERGENCE_SPEED:e} m/s (rad/s)"),
+                ));
+            }
             let q = nalgebra::Vector4::from(state.orientation);
             if q.norm().is_nan() || q.norm() <= 1e-9 {
                 return Err(invalid(
@@ -604,20 +715,100 @@ impl Scenario {
     }
 }
 
-/// `file:line:column: message` from a serde_yaml error (its message names the field).
-fn yaml_error(file: &Path, e: &serde_yaml::Error) -> ScenarioError {
-    let (line, column) = e.location().map_or((1, 1), |l| (l.line(), l.column()));
+/// Budget of the YAML parser: nesting depth and size of a scenario (a scenario nests
+/// about 5 levels and has a few hundred nodes).
+fn yaml_options() -> serde_saphyr::Options {
+    serde_saphyr::options! {
+        with_snippet: false,
+        budget: serde_saphyr::budget! {
+            max_depth: 32,
+            max_nodes: 1_000_000,
+        },
+    }
+}
+
+/// `file:line:column: field: message` from a parser error at `field`.
+fn parse_error(file: &Path, field: Option<String>, e: &serde_saphyr::Error) -> ScenarioError {
+    let (line, column) = e
+        .location()
+        .map_or((1, 1), |l| (l.line() as usize, l.column() as usize));
     let text = e.to_string();
     let message = match text.rfind(" at line ") {
-        Some(k) if e.location().is_some() => text[..k].to_string(),
-        _ => text,
+        Some(k) => text[..k].to_string(),
+        None => text,
     };
     ScenarioError::Parse {
         file: file.to_path_buf(),
         line,
         column,
+        field: field
+            .filter(|f| !f.is_empty())
+            .unwrap_or_else(|| ".".into()),
         message,
     }
+}
+
+/// Deserializes the scenario straight from the text (exact line and column).
+fn parse_typed(text: &str, file: &Path) -> Result<Scenario, ScenarioError> {
+    let mut field = None;
+    serde_saphyr::with_deserializer_from_str_with_options(text, yaml_options(), |de| {
+        serde_path_to_error::deserialize(de).map_err(|e| {
+            field = Some(e.path().to_string());
+            e.into_inner()
+        })
+    })
+    .map_err(|e| parse_error(file, field, &e))
+}
+
+/// The document as a tree, for `--set` overrides.
+fn parse_tree(text: &str, file: &Path) -> Result<Value, ScenarioError> {
+    serde_saphyr::from_str_with_options(text, yaml_options())
+        .map_err(|e| parse_error(file, None, &e))
+}
+
+/// Deserializes the overridden tree; an error names the field and the line where it is
+/// written in the file (or says that it came from an override).
+fn from_tree(
+    value: Value,
+    text: &str,
+    file: &Path,
+    overrides: &[String],
+) -> Result<Scenario, ScenarioError> {
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let field = e.path().to_string();
+        let set = overrides.iter().find(|a| {
+            a.split_once('=')
+                .is_some_and(|(p, _)| same_field(p, &field))
+        });
+        let message = match set {
+            Some(a) => format!("{} (from --set {a})", e.inner()),
+            None => e.inner().to_string(),
+        };
+        ScenarioError::Invalid {
+            file: file.to_path_buf(),
+            line: locate(text, &field),
+            field,
+            message,
+        }
+    })
+}
+
+/// Whether an override path (`world.bodies.0.mass`) names `field` (`world.bodies[0].mass`).
+fn same_field(path: &str, field: &str) -> bool {
+    path_steps(path.trim()) == path_steps(field)
+}
+
+/// A scenario name: one path component of safe characters, so that results land in
+/// `results/<name>` and nowhere else.
+fn validate_name(name: &str) -> Result<(), String> {
+    let safe = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-');
+    if name.is_empty() || name.len() > 100 || name.starts_with('.') || !name.chars().all(safe) {
+        return Err(format!(
+            "'{name}': a scenario name must be 1 to 100 characters among A-Z a-z 0-9 . _ - \
+             and not start with '.' (it names the results directory)"
+        ));
+    }
+    Ok(())
 }
 
 /// One step of a field path: a key or a list index.
@@ -641,11 +832,15 @@ fn path_steps(path: &str) -> Vec<PathStep<'_>> {
                 Err(_) => steps.push(PathStep::Key(key)),
             }
         }
-        while let Some(end) = rest.find(']') {
-            if let Ok(i) = rest[1..end].parse() {
+        while let Some(open) = rest.find('[') {
+            let after = &rest[open + 1..];
+            let Some(close) = after.find(']') else {
+                break;
+            };
+            if let Ok(i) = after[..close].parse() {
                 steps.push(PathStep::Index(i));
             }
-            rest = &rest[end + 1..];
+            rest = &after[close + 1..];
         }
     }
     steps
@@ -703,32 +898,31 @@ fn key_indent(line: &str, key: &str) -> usize {
     line.find(&format!("{key}:")).unwrap_or(0)
 }
 
-/// Applies `path=value` to a YAML value; the value is read as YAML (`1e-3`, `[1, 0, 0]`).
-/// Missing keys along the path are created (`initial_state.joint_offsets.FL_KFE=0.2`).
-fn apply_override(root: &mut serde_yaml::Value, assignment: &str) -> Result<(), ScenarioError> {
+/// Applies `path=value` to the document tree; the value is read as YAML (`1e-3`,
+/// `[1, 0, 0]`). Missing keys along the path are created
+/// (`initial_state.joint_offsets.FL_KFE=0.2`).
+fn apply_override(root: &mut Value, assignment: &str) -> Result<(), ScenarioError> {
     let fail = |message: String| ScenarioError::Override {
-        assignment: assignment.to_string(),
+        assignment: format!("--set {assignment}"),
         message,
     };
     let (path, value) = assignment
         .split_once('=')
         .ok_or_else(|| fail("expected path=value".into()))?;
-    let new_value: serde_yaml::Value =
-        serde_yaml::from_str(value).map_err(|e| fail(format!("value: {e}")))?;
+    let new_value: Value = serde_saphyr::from_str_with_options(value, yaml_options())
+        .map_err(|e| fail(format!("value: {e}")))?;
     let mut node = root;
     for step in path_steps(path.trim()) {
         if node.is_null() && matches!(step, PathStep::Key(_)) {
-            *node = serde_yaml::Value::Mapping(serde_yaml::Mapping::new());
+            *node = Value::Object(Map::new());
         }
         node = match step {
             PathStep::Key(key) => match node {
-                serde_yaml::Value::Mapping(map) => map
-                    .entry(serde_yaml::Value::String(key.to_string()))
-                    .or_insert(serde_yaml::Value::Null),
+                Value::Object(map) => map.entry(key.to_string()).or_insert(Value::Null),
                 _ => return Err(fail(format!("'{key}' is not inside a mapping"))),
             },
             PathStep::Index(i) => match node {
-                serde_yaml::Value::Sequence(seq) => seq
+                Value::Array(seq) => seq
                     .get_mut(i)
                     .ok_or_else(|| fail(format!("index {i} is out of range")))?,
                 _ => return Err(fail(format!("[{i}] is not inside a list"))),
@@ -767,6 +961,14 @@ mod tests {
         assert_eq!(
             path_steps("a.2"),
             vec![PathStep::Key("a"), PathStep::Index(2)]
+        );
+        // Found by tests/fuzz_inputs.rs: a key made of brackets (`]]]`, `a[`, `[]`).
+        for odd in ["]]]", "a[", "[]", "a[1", "]a[2]", "[[[0]"] {
+            let _ = path_steps(odd);
+        }
+        assert_eq!(
+            path_steps("]a[2]"),
+            vec![PathStep::Key("]a"), PathStep::Index(2)]
         );
     }
 

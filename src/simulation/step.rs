@@ -27,7 +27,7 @@ use crate::metrics::energy::MechanicalEnergy;
 use crate::metrics::ProblemMetrics;
 use crate::problem::build::{assemble, free_velocity, AssembledProblem, ContactState};
 use crate::problem::{contact_vector, set_contact_vector, ContactProblem, ProblemError};
-use crate::solvers::{ContactModel, ContactSolver, SolverError};
+use crate::solvers::{ContactModel, ContactSolver, SolveStatus, SolverError};
 
 /// Why a step could not be taken.
 #[derive(Debug, Error)]
@@ -151,7 +151,9 @@ impl Simulator {
             energy,
             iterations: 0,
             status: "initial state".into(),
+            solver_status: None,
             converged: true,
+            collision_failures: 0,
             timings: StageTimings::default(),
         })
     }
@@ -189,10 +191,14 @@ impl Simulator {
         timings.assembly = clock.elapsed().as_secs_f64();
 
         let clock = Instant::now();
-        let (lambda, iterations, status, converged) = match &assembled {
+        let (lambda, iterations, solver_status) = match &assembled {
             Some(a) => self.solve_stage(step, &contacts, &a.problem)?,
-            None => (DVector::zeros(0), 0, "no contact".to_string(), true),
+            None => (DVector::zeros(0), 0, None),
         };
+        let converged = solver_status.as_ref().is_none_or(SolveStatus::is_converged);
+        let status = solver_status
+            .as_ref()
+            .map_or_else(|| "no contact".to_string(), ToString::to_string);
         timings.solve = clock.elapsed().as_secs_f64();
 
         let clock = Instant::now();
@@ -240,7 +246,9 @@ impl Simulator {
             energy,
             iterations,
             status,
+            solver_status,
             converged,
+            collision_failures: 0,
             timings,
         })
     }
@@ -336,7 +344,7 @@ impl Simulator {
         step: usize,
         contacts: &[StepContact],
         problem: &ContactProblem,
-    ) -> Result<(DVector<f64>, usize, String, bool), StepError> {
+    ) -> Result<(DVector<f64>, usize, Option<SolveStatus>), StepError> {
         let warm = if self.params.warm_start {
             let mut warm = DVector::zeros(problem.dim());
             for (i, c) in contacts.iter().enumerate() {
@@ -359,12 +367,7 @@ impl Simulator {
                 what: "the solver's lambda",
             });
         }
-        Ok((
-            report.lambda,
-            report.iterations,
-            report.status.to_string(),
-            report.status.is_converged(),
-        ))
+        Ok((report.lambda, report.iterations, Some(report.status)))
     }
 }
 

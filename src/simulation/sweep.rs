@@ -10,8 +10,8 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::batch::{spec_text, Runner};
-use super::recorder::RunRecord;
-use super::scenario::Scenario;
+use super::recorder::{RecordError, Recorder, RunHeader, StepRecord};
+use super::scenario::{Scenario, ScenarioError, MAX_STEPS};
 use crate::metrics::consistency::{consistency_error, Trajectory};
 use crate::solvers::SolverSpec;
 
@@ -85,24 +85,94 @@ fn configure(
     (scenario, spec)
 }
 
-fn base_trajectory(record: &RunRecord) -> (Vec<f64>, Vec<Vector3<f64>>) {
-    record
-        .steps
-        .iter()
-        .map(|s| (s.time, Vector3::from(s.base_position)))
-        .unzip()
+/// What a sweep keeps of a run: its base trajectory (32 bytes per step) and its count of
+/// unconverged steps.
+#[derive(Debug, Default)]
+struct TrajectoryRecorder {
+    times: Vec<f64>,
+    positions: Vec<Vector3<f64>>,
+    unconverged: usize,
+}
+
+impl Recorder for TrajectoryRecorder {
+    fn start(&mut self, _header: RunHeader) -> Result<(), RecordError> {
+        Ok(())
+    }
+
+    fn record(&mut self, step: &StepRecord, _analytical: Option<f64>) -> Result<(), RecordError> {
+        self.times.push(step.time);
+        self.positions.push(Vector3::from(step.base_position));
+        if !step.converged {
+            self.unconverged += 1;
+        }
+        Ok(())
+    }
+}
+
+/// A run of the sweep: its trajectory, and why it stopped early if it did.
+struct SweepRun {
+    trajectory: TrajectoryRecorder,
+    failure: Option<String>,
+}
+
+fn run_one(runner: &Runner, scenario: &Scenario, spec: &SolverSpec) -> Result<SweepRun, String> {
+    let mut trajectory = TrajectoryRecorder::default();
+    let failure = runner(scenario, spec, &mut trajectory)?;
+    Ok(SweepRun {
+        trajectory,
+        failure,
+    })
 }
 
 fn run_checked(
     runner: &Runner,
     scenario: &Scenario,
     spec: &SolverSpec,
-) -> Result<RunRecord, String> {
-    let record = runner(scenario, spec)?;
-    match &record.failure {
+) -> Result<SweepRun, String> {
+    let run = run_one(runner, scenario, spec)?;
+    match &run.failure {
         Some(reason) => Err(reason.clone()),
-        None => Ok(record),
+        None => Ok(run),
     }
+}
+
+/// Refuses a sweep whose runs (the reference run included) would exceed the step cap of
+/// a single run, [`MAX_STEPS`], naming the value.
+pub fn check_limits(
+    scenario: &Scenario,
+    kind: SweepKind,
+    values: &[f64],
+) -> Result<(), ScenarioError> {
+    let duration = scenario.simulation.duration;
+    let dts: Vec<(String, f64)> = match kind {
+        SweepKind::TimeStep => values
+            .iter()
+            .map(|&dt| (format!("--dt {dt:e}"), dt))
+            .chain(std::iter::once((
+                format!("the reference time step {REFERENCE_DT:e}"),
+                REFERENCE_DT,
+            )))
+            .collect(),
+        SweepKind::Tolerance => vec![("simulation.dt".to_string(), scenario.simulation.dt)],
+    };
+    for (what, dt) in dts {
+        if !(dt.is_finite() && dt > 0.0) {
+            return Err(scenario.invalid(
+                "simulation.dt",
+                format!("{what}: must be a positive time step (s)"),
+            ));
+        }
+        if duration / dt > MAX_STEPS {
+            return Err(scenario.invalid(
+                "simulation.duration",
+                format!(
+                    "{what}: duration {duration} s / dt = {:.3e} steps exceeds the cap of {MAX_STEPS:e} steps per run",
+                    duration / dt
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Runs the sweep (in parallel over solvers × values).
@@ -126,7 +196,7 @@ pub fn sweep(
                 .par_iter()
                 .map(|&value| {
                     let (s, p) = configure(scenario, spec, kind, value);
-                    cell(value, runner(&s, &p), &reference)
+                    cell(value, run_one(runner, &s, &p), &reference)
                 })
                 .collect();
             SweepRow {
@@ -145,8 +215,8 @@ pub fn sweep(
 
 fn cell(
     value: f64,
-    run: Result<RunRecord, String>,
-    reference: &Result<RunRecord, String>,
+    run: Result<SweepRun, String>,
+    reference: &Result<SweepRun, String>,
 ) -> SweepCell {
     let failed = |failure: String, unconverged_steps| SweepCell {
         value,
@@ -155,27 +225,25 @@ fn cell(
         failure: Some(failure),
     };
     let reference = match reference {
-        Ok(r) => r,
+        Ok(r) => &r.trajectory,
         Err(e) => return failed(format!("reference run failed: {e}"), 0),
     };
     let run = match run {
         Ok(r) => r,
         Err(e) => return failed(e, 0),
     };
-    let unconverged = run.steps.iter().filter(|s| !s.converged).count();
+    let unconverged = run.trajectory.unconverged;
     if let Some(reason) = &run.failure {
         return failed(reason.clone(), unconverged);
     }
-    let (times, positions) = base_trajectory(&run);
-    let (ref_times, ref_positions) = base_trajectory(reference);
     match consistency_error(
         Trajectory {
-            times: &times,
-            positions: &positions,
+            times: &run.trajectory.times,
+            positions: &run.trajectory.positions,
         },
         Trajectory {
-            times: &ref_times,
-            positions: &ref_positions,
+            times: &reference.times,
+            positions: &reference.positions,
         },
     ) {
         Ok(e) => SweepCell {

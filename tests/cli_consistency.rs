@@ -1,0 +1,260 @@
+//! Issue 12, item 4 (the parts in the simulation commands): `--solver X` keeps the
+//! scenario's settings, `--json` means "the result as JSON on stdout" in every command,
+//! CSV headers carry units, and a run with unconverged steps says so.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use contactbench::simulation::output::ResultsManifest;
+use contactbench::simulation::Scenario;
+
+fn contactbench(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_contactbench"))
+        .args(args)
+        .current_dir(dir)
+        .env(
+            "CONTACTBENCH_CACHE",
+            std::env::var_os("CONTACTBENCH_CACHE").unwrap_or_else(|| {
+                Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("robots/cache")
+                    .into()
+            }),
+        )
+        .output()
+        .expect("the binary runs")
+}
+
+fn temp(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("contactbench-cli12-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+fn scenario(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("scenarios")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+#[test]
+fn solver_flag_keeps_the_scenarios_settings_unless_overridden() {
+    let s = Scenario::load(Path::new(&scenario("cube_slide.yaml")), &[]).expect("shipped");
+    // Listed in the scenario: its entry's settings.
+    let listed = s.solver_override("ncp-pgs").expect("spec");
+    assert_eq!(
+        (listed.settings.eps_rel, listed.settings.max_iter),
+        (1e-6, 500)
+    );
+    // Overridden in the text: that value, the rest from the scenario.
+    let changed = s.solver_override("ncp-pgs:eps_rel=1e-7").expect("spec");
+    assert_eq!(
+        (changed.settings.eps_rel, changed.settings.max_iter),
+        (1e-7, 500)
+    );
+    // Another criterion: the scenario's relative tolerance is not carried over (it would
+    // be refused as unused).
+    let absolute = s
+        .solver_override("ncp-pgs:stop=absolute,eps_abs=1e-8")
+        .expect("spec");
+    assert_eq!(
+        (
+            absolute.settings.stop,
+            absolute.settings.eps_abs,
+            absolute.settings.max_iter
+        ),
+        (contactbench::solvers::Criterion::Absolute, 1e-8, 500)
+    );
+    // Not listed: the settings every entry shares.
+    let other = s.solver_override("ccp-ipm").expect("spec");
+    assert_eq!(
+        (other.settings.eps_rel, other.settings.max_iter),
+        (1e-6, 500)
+    );
+    assert!(s.solver_override("ncp-magic").is_err());
+}
+
+#[test]
+fn json_is_the_result_on_stdout_in_run_and_sweep() {
+    let dir = temp("json");
+    let out = contactbench(
+        &dir,
+        &[
+            "run",
+            &scenario("cube_slide.yaml"),
+            "--solver",
+            "ncp-admm",
+            "--set",
+            "simulation.duration=0.02",
+            "--out",
+            "out",
+            "--json",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let manifest: ResultsManifest =
+        serde_json::from_slice(&out.stdout).expect("stdout is the manifest as JSON");
+    assert_eq!(
+        manifest,
+        ResultsManifest::read(&dir.join("out")).expect("on disk")
+    );
+    let sweep = contactbench(
+        &dir,
+        &[
+            "sweep",
+            &scenario("cube_slide.yaml"),
+            "--solver",
+            "ncp-admm",
+            "--set",
+            "simulation.duration=0.02",
+            "--dt",
+            "1e-3",
+            "--json",
+            "--out",
+            "sweep",
+        ],
+    );
+    assert!(
+        sweep.status.success(),
+        "{}",
+        String::from_utf8_lossy(&sweep.stderr)
+    );
+    let table: serde_json::Value = serde_json::from_slice(&sweep.stdout).expect("JSON");
+    assert_eq!(table["rows"][0]["solver"], "ncp-admm:max_iter=500");
+    assert!(dir.join("sweep/sweep.json").is_file() && dir.join("sweep/sweep.md").is_file());
+}
+
+#[test]
+fn csv_headers_carry_units_and_unconverged_runs_say_so() {
+    let dir = temp("csv");
+    let out = contactbench(
+        &dir,
+        &[
+            "run",
+            &scenario("cube_stack.yaml"),
+            "--solver",
+            "lcp-pgs",
+            "--set",
+            "simulation.duration=0.5",
+            "--out",
+            "out",
+        ],
+    );
+    // Unconverged steps are a result, not a failure: exit 0, said on the terminal.
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stdout.contains("| unconverged |"), "{stdout}");
+    assert!(
+        stderr.contains("the solver did not converge on") && stderr.contains("max_iterations"),
+        "{stderr}"
+    );
+    let manifest = ResultsManifest::read(&dir.join("out")).expect("manifest");
+    let summary = &manifest.runs[0].summary;
+    assert_eq!(summary.outcome, "unconverged");
+    assert!(summary.unconverged_steps > 0);
+    assert_eq!(
+        summary.solver_statuses.values().sum::<usize>(),
+        500,
+        "{:?}",
+        summary.solver_statuses
+    );
+    let steps =
+        std::fs::read_to_string(dir.join("out/cube_stack/lcp-pgs/steps.csv")).expect("steps.csv");
+    let header = steps.lines().next().expect("header");
+    for column in [
+        "time_s",
+        "base_x_m",
+        "mechanical_energy_J",
+        "solve_time_s",
+        "solver_status",
+        "collision_failures",
+    ] {
+        assert!(
+            header.split(',').any(|h| h == column),
+            "{column} in {header}"
+        );
+    }
+    let contacts = std::fs::read_to_string(dir.join("out/cube_stack/lcp-pgs/contacts.csv"))
+        .expect("contacts.csv");
+    assert!(contacts.starts_with(
+        "step,time_s,contact,pair,x_m,y_m,z_m,signed_distance_m,lambda_t1_N_s,lambda_t2_N_s,lambda_n_N_s,c_t1_m_per_s,c_t2_m_per_s,c_n_m_per_s"
+    ));
+}
+
+#[test]
+fn an_unknown_solver_and_an_unknown_parameter_both_exit_with_2() {
+    let dir = temp("exit");
+    let s = scenario("cube_slide.yaml");
+    for solver in ["ncp-magic", "ncp-admm:rhoo=1", "ncp-admm:eps_abs=-1"] {
+        for command in ["run", "sweep"] {
+            let mut args = vec![command, s.as_str(), "--solver", solver];
+            if command == "sweep" {
+                args.extend(["--dt", "1e-2"]);
+            }
+            let out = contactbench(&dir, &args);
+            assert_eq!(out.status.code(), Some(2), "{command} --solver {solver}");
+        }
+    }
+    let bad_flag = contactbench(&dir, &["run", &s, "--no-such-flag"]);
+    assert_eq!(bad_flag.status.code(), Some(2));
+    assert!(!dir.join("results").exists());
+}
+
+#[test]
+fn dump_and_baseline_files_are_not_overwritten() {
+    let dir = temp("files");
+    let s = scenario("cube_slide.yaml");
+    std::fs::write(dir.join("mine.json"), "keep").expect("write");
+    let dump = contactbench(&dir, &["dump", &s, "--step", "3", "--out", "mine.json"]);
+    assert_eq!(
+        dump.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&dump.stderr)
+    );
+    let batch = contactbench(
+        &dir,
+        &[
+            "batch",
+            &s,
+            "--solver",
+            "ncp-admm",
+            "--out",
+            "out",
+            "--write-baseline",
+            "mine.json",
+        ],
+    );
+    assert_eq!(
+        batch.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&batch.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("mine.json")).expect("kept"),
+        "keep"
+    );
+    assert!(!dir.join("out").exists());
+    let forced = contactbench(
+        &dir,
+        &["dump", &s, "--step", "3", "--out", "mine.json", "--force"],
+    );
+    assert!(
+        forced.status.success(),
+        "{}",
+        String::from_utf8_lossy(&forced.stderr)
+    );
+}

@@ -1,0 +1,276 @@
+//! Seeded mutation fuzzing of every input format a user hands contactbench: scenario YAML
+//! (with and without a `--set` override), problem JSON, URDF and STL. Each case mutates a
+//! valid seed file (byte flips, insertions of hostile tokens, deletions, duplications,
+//! truncations, deep nesting) and parses it; a panic fails the test (and an abort, such as
+//! a stack overflow, kills it), and so does a case slower than `HANG_LIMIT`.
+//!
+//! `cargo test --test fuzz_inputs` runs `DEFAULT_CASES` cases per format (what CI runs);
+//! `CONTACTBENCH_FUZZ_CASES=N` runs N, `CONTACTBENCH_FUZZ_SEED=S` another sequence. The
+//! counts measured are in docs/reliability.md.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use contactbench::collision::mesh::ConvexHull;
+use contactbench::model::{Model, RootJoint};
+use contactbench::problem::io::read_problem;
+use contactbench::simulation::Scenario;
+use nalgebra::Vector3;
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// Cases per format when `CONTACTBENCH_FUZZ_CASES` is not set.
+const DEFAULT_CASES: usize = 300;
+/// A case slower than this is a hang.
+const HANG_LIMIT: Duration = Duration::from_secs(5);
+
+/// Tokens that have broken parsers before: huge and odd numbers, nesting, bad UTF-8.
+const TOKENS: &[&[u8]] = &[
+    b"1e308",
+    b"-1e308",
+    b"1e999",
+    b"5e-324",
+    b"-0",
+    b"nan",
+    b".nan",
+    b"NaN",
+    b"inf",
+    b"-.inf",
+    b"18446744073709551616",
+    b"-1",
+    b"0",
+    b"[[[[[[[[[[[[[[[[",
+    b"{{{{{{{{{{{{{{{{",
+    b"]]]]",
+    b"}}}}",
+    b"- - - - - - - -",
+    b"&a [*a, *a]",
+    b"*a",
+    b"!!binary",
+    b"\"",
+    b"'",
+    b":",
+    b"\n  ",
+    b"\t",
+    b"\xff\xfe",
+    b"\xc3",
+    b"\0",
+    b"<link name=\"x\">",
+    b"</link>",
+    b"<joint name=\"x\" type=\"floating\">",
+    b"<inertial><mass value=\"0\"/></inertial>",
+    b"<![CDATA[",
+    b"&amp;",
+    b"&#xD800;",
+    b"<!DOCTYPE x [<!ENTITY a \"aaaa\">]>",
+    b"solid x\nfacet normal 0 0 1\nouter loop\nvertex 1e308 0 0\nendloop\nendfacet\nendsolid x\n",
+];
+
+fn cases() -> usize {
+    std::env::var("CONTACTBENCH_FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(DEFAULT_CASES)
+}
+
+fn seed() -> u64 {
+    std::env::var("CONTACTBENCH_FUZZ_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(13)
+}
+
+/// One random mutation (or a few) of `input`.
+fn mutate(rng: &mut ChaCha8Rng, input: &[u8]) -> Vec<u8> {
+    let mut out = input.to_vec();
+    for _ in 0..rng.random_range(1..=4) {
+        let n = out.len();
+        let at = if n == 0 { 0 } else { rng.random_range(0..=n) };
+        match rng.random_range(0..8) {
+            0 if n > 0 => {
+                let k = rng.random_range(0..n);
+                out[k] ^= 1 << rng.random_range(0..8);
+            }
+            1 => {
+                let byte: u8 = rng.random();
+                out.insert(at, byte);
+            }
+            2 if n > 0 => {
+                let end = (at + rng.random_range(1..64)).min(n);
+                out.drain(at.min(end)..end);
+            }
+            3 if n > 0 => {
+                let start = rng.random_range(0..n);
+                let end = (start + rng.random_range(1..256)).min(n);
+                let chunk = out[start..end].to_vec();
+                for _ in 0..rng.random_range(1..8) {
+                    out.splice(at..at, chunk.iter().copied());
+                }
+            }
+            4 => out.truncate(at),
+            5 => {
+                let depth = rng.random_range(1..20_000);
+                let (open, close): (&[u8], &[u8]) = match rng.random_range(0..3) {
+                    0 => (b"[", b"]"),
+                    1 => (b"{a: ", b"}"),
+                    _ => (b"<a>", b"</a>"),
+                };
+                let mut nest = open.repeat(depth);
+                nest.extend(close.repeat(depth));
+                out.splice(at..at, nest);
+            }
+            _ => {
+                let token = TOKENS[rng.random_range(0..TOKENS.len())];
+                out.splice(at..at, token.iter().copied());
+            }
+        }
+    }
+    out
+}
+
+fn temp(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("contactbench-fuzz-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+/// Runs `parse` on `cases` mutations of the seeds; returns (cases, accepted, slowest).
+fn fuzz(name: &str, seeds: &[Vec<u8>], parse: &dyn Fn(&[u8]) -> bool) -> (usize, usize, Duration) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed() ^ name.len() as u64);
+    let (n, mut accepted, mut slowest) = (cases(), 0, Duration::ZERO);
+    for case in 0..n {
+        let input = mutate(&mut rng, &seeds[case % seeds.len()]);
+        let clock = Instant::now();
+        let outcome = catch_unwind(AssertUnwindSafe(|| parse(&input)));
+        let elapsed = clock.elapsed();
+        slowest = slowest.max(elapsed);
+        match outcome {
+            Ok(ok) => accepted += usize::from(ok),
+            Err(_) => {
+                let dump = temp(name).join(format!("panic-{case}.bin"));
+                let _ = std::fs::write(&dump, &input);
+                panic!("{name}: case {case} panicked (input in {})", dump.display());
+            }
+        }
+        assert!(
+            elapsed < HANG_LIMIT,
+            "{name}: case {case} took {elapsed:?} (a hang)"
+        );
+    }
+    println!(
+        "{name}: {n} cases, 0 panics, 0 hangs, {accepted} accepted, slowest {:.1} ms",
+        slowest.as_secs_f64() * 1e3
+    );
+    (n, accepted, slowest)
+}
+
+fn files(dir: &str, ext: &str) -> Vec<Vec<u8>> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("seed directory")
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == ext))
+        .collect();
+    paths.sort();
+    paths
+        .iter()
+        .map(|p| std::fs::read(p).expect("seed"))
+        .collect()
+}
+
+#[test]
+fn scenario_yaml() {
+    let seeds = files("scenarios", "yaml");
+    assert!(seeds.len() >= 8);
+    let file = Path::new("fuzz.yaml");
+    let overrides = ["simulation.duration=0.1".to_string()];
+    fuzz("scenario_yaml", &seeds, &|bytes| {
+        let Ok(text) = std::str::from_utf8(bytes) else {
+            return false;
+        };
+        let plain = Scenario::from_yaml(text, file, &[]).is_ok();
+        let set = Scenario::from_yaml(text, file, &overrides).is_ok();
+        plain || set
+    });
+}
+
+#[test]
+fn problem_json() {
+    let mut seeds = files("tests/data", "json");
+    seeds.retain(|s| s.starts_with(b"{") && !s.windows(4).any(|w| w == b"\"nq\""));
+    assert!(!seeds.is_empty());
+    let dir = temp("problem");
+    fuzz("problem_json", &seeds, &|bytes| {
+        let path = dir.join("case.json");
+        std::fs::write(&path, bytes).expect("write");
+        read_problem(&path).is_ok()
+    });
+}
+
+#[test]
+fn urdf() {
+    let seeds = files("tests/data", "urdf");
+    assert!(seeds.len() >= 2);
+    let dir = temp("urdf");
+    fuzz("urdf", &seeds, &|bytes| {
+        let path = dir.join("case.urdf");
+        std::fs::write(&path, bytes).expect("write");
+        Model::from_urdf(&path, RootJoint::FreeFlyer).is_ok()
+    });
+}
+
+/// A cube as ASCII and binary STL.
+fn stl_seeds() -> Vec<Vec<u8>> {
+    let corners: Vec<[f32; 3]> = (0..8)
+        .map(|k| [(k & 1) as f32, ((k >> 1) & 1) as f32, ((k >> 2) & 1) as f32])
+        .collect();
+    let faces = [
+        [0, 2, 1],
+        [1, 2, 3],
+        [4, 5, 6],
+        [5, 7, 6],
+        [0, 1, 4],
+        [1, 5, 4],
+        [2, 6, 3],
+        [3, 6, 7],
+        [0, 4, 2],
+        [2, 4, 6],
+        [1, 3, 5],
+        [3, 7, 5],
+    ];
+    let mut ascii = String::from("solid cube\n");
+    let mut binary = vec![0u8; 80];
+    binary.extend((faces.len() as u32).to_le_bytes());
+    for f in faces {
+        ascii.push_str("facet normal 0 0 0\n outer loop\n");
+        binary.extend([0u8; 12]);
+        for v in f {
+            let p = corners[v];
+            ascii.push_str(&format!("  vertex {} {} {}\n", p[0], p[1], p[2]));
+            for x in p {
+                binary.extend(x.to_le_bytes());
+            }
+        }
+        ascii.push_str(" endloop\nendfacet\n");
+        binary.extend([0u8; 2]);
+    }
+    ascii.push_str("endsolid cube\n");
+    vec![ascii.into_bytes(), binary]
+}
+
+#[test]
+fn stl() {
+    let seeds = stl_seeds();
+    let dir = temp("stl");
+    let seed_path = dir.join("seed.stl");
+    std::fs::write(&seed_path, &seeds[1]).expect("write");
+    assert!(ConvexHull::from_stl(&seed_path, &Vector3::repeat(1.0)).is_ok());
+    fuzz("stl", &seeds, &|bytes| {
+        let path = dir.join("case.stl");
+        std::fs::write(&path, bytes).expect("write");
+        ConvexHull::from_stl(&path, &Vector3::repeat(1.0)).is_ok()
+    });
+}
