@@ -350,3 +350,54 @@ fn over_relaxation_keeps_admm_converging() {
         assert!(r.status.is_converged(), "alpha {alpha}: {}", r.status);
     }
 }
+
+#[test]
+fn statuses_are_typed_and_serialized_with_a_status_tag() {
+    let stalled = serde_json::to_value(SolveStatus::Stalled { iteration: 3 });
+    assert_eq!(
+        stalled.ok(),
+        Some(serde_json::json!({"status": "stalled", "iteration": 3}))
+    );
+    let error = SolveStatus::NumericalError {
+        iteration: 2,
+        what: "non-finite forces".into(),
+    };
+    assert_eq!(
+        serde_json::to_value(&error).ok(),
+        Some(
+            serde_json::json!({"status": "numerical_error", "iteration": 2, "what": "non-finite forces"})
+        )
+    );
+    assert_eq!(
+        error.to_string(),
+        "numerical error at iteration 2: non-finite forces"
+    );
+    for status in [
+        SolveStatus::MaxIterations,
+        SolveStatus::MaxTime,
+        SolveStatus::Diverged { iteration: 1 },
+        SolveStatus::Infeasible,
+        error,
+    ] {
+        assert!(!status.is_converged(), "{status}");
+        let back: Result<SolveStatus, _> =
+            serde_json::from_value(serde_json::to_value(&status).unwrap_or_default());
+        assert_eq!(back.ok(), Some(status));
+    }
+}
+
+#[test]
+fn max_time_stops_every_solver_with_its_own_status() {
+    // A wall-time cap far below one iteration: every solver on a problem it cannot solve
+    // in one iteration stops with MaxTime, the one interior point included (clarabel's
+    // own time limit).
+    let p = random(3, 10, 60);
+    let capped = SolverSettings {
+        max_time: Some(1e-9),
+        ..settings(1e-12, 1000)
+    };
+    for id in SolverId::ALL {
+        let r = solve(id, capped.clone(), &p);
+        assert_eq!(r.status, SolveStatus::MaxTime, "{id}");
+    }
+}
