@@ -176,3 +176,29 @@ fn errors_name_the_file() {
     assert_ne!(code, 0);
     assert!(err.contains("unknown solver 'nope'"), "{err}");
 }
+
+#[test]
+fn what_validation_did_is_said() {
+    // The FCLIB matrix reduced by a conjugate gradient is 1.8e-3 asymmetric: symmetrized,
+    // and the command says so (stderr, and in --json).
+    let (code, _, err) = contactbench(&[
+        "solve",
+        &data("fclib/lmgc46_cg.json"),
+        "--solver",
+        "ccp-ipm",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("G symmetrized"), "{err}");
+    let (_, out, _) = contactbench(&[
+        "solve",
+        &data("fclib/lmgc46_cg.json"),
+        "--solver",
+        "ccp-ipm",
+        "--json",
+    ]);
+    let value: serde_json::Value = match serde_json::from_str(&out) {
+        Ok(v) => v,
+        Err(e) => panic!("{e}: {out}"),
+    };
+    assert_eq!(value["validation_notes"][0]["note"], "symmetrized");
+}

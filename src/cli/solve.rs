@@ -64,6 +64,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     for note in &file.notes {
         eprintln!("{}: {note}", args.problem.display());
     }
+    // What validation changed or tolerated (a symmetrized G, a round-off eigenvalue).
+    for note in file.problem.validation_notes() {
+        eprintln!("{}: {note}", args.problem.display());
+    }
     let problem = file.problem;
     let warm_start = match &args.warm_start {
         Some(path) => {
@@ -98,6 +102,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         let value = json!({
             "problem": args.problem.display().to_string(),
             "contacts": problem.num_contacts(),
+            "validation_notes": problem.validation_notes(),
             "solvers": runs,
         });
         serde_json::to_string_pretty(&value)? + "\n"
