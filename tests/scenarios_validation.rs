@@ -156,3 +156,24 @@ fn force_profiles_parse() {
     ));
     assert_eq!(s.external_forces[0].at(0.05), [0.0; 3]);
 }
+
+#[test]
+fn a_tolerance_of_the_criterion_not_in_use_is_refused_with_its_place() {
+    // eps_abs with the default stop (relative) would be silently ignored.
+    let msg = message(&GOOD.replace(
+        "{solver: ncp-admm, eps_rel: 1.0e-8}",
+        "{solver: ncp-admm, eps_abs: 1.0e-8}",
+    ));
+    assert!(msg.starts_with("scenarios/t.yaml:15: solvers[0]:"), "{msg}");
+    assert!(
+        msg.contains("eps_abs") && msg.contains("stop: relative"),
+        "{msg}"
+    );
+    // With stop: absolute it is the tolerance in use.
+    let s = parse(&GOOD.replace(
+        "{solver: ncp-admm, eps_rel: 1.0e-8}",
+        "{solver: ncp-admm, stop: absolute, eps_abs: 1.0e-8}",
+    ));
+    let specs = s.map(|s| s.solver_specs()).unwrap_or_default();
+    assert_eq!(specs.first().map(|s| s.settings.eps_abs), Some(1e-8));
+}
