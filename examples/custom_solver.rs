@@ -3,17 +3,21 @@
 //! `JacobiNcp` is a damped projected Jacobi method on the NCP: every contact is updated
 //! from the same velocity `c = (G + R) λ + g` (unlike Gauss-Seidel, which uses the
 //! newest forces), with the horizontal projection of Alg. 5 and a damping factor.
-//! It implements [`ContactSolver`] here, in the example, and goes through
-//! [`compare`] exactly like the registry's solvers.
+//! It implements [`ContactSolver`] here, in the example, with the loop helpers every
+//! built-in solver uses (`contactbench::solvers::support`: the model's criteria, the
+//! shared stopping test, the test of an iterate), and goes through [`compare`] exactly
+//! like the registry's solvers.
 //!
 //! Run with `cargo run --example custom_solver`.
 
 use std::time::Instant;
 
-use contactbench::metrics::ncp_criterion;
 use contactbench::problem::generators::random_problem;
 use contactbench::problem::{cones, contact_vector, set_contact_vector, ContactProblem};
 use contactbench::solvers::compare::{builtin_solvers, compare, comparison_table};
+use contactbench::solvers::support::{
+    iterate_status, model_criteria, relative_step, stopping_status,
+};
 use contactbench::solvers::{
     solve_checked, ContactModel, ContactSolver, SolveReport, SolveStatus, SolverError,
     SolverSettings,
@@ -49,8 +53,9 @@ impl ContactSolver for JacobiNcp {
         problem: &ContactProblem,
         warm_start: Option<&DVector<f64>>,
     ) -> Result<SolveReport, SolverError> {
-        // The built-in solvers' frame: warm start checked, no-contact problem answered.
-        solve_checked(problem, warm_start, false, |start| {
+        // The built-in solvers' frame: settings and warm start checked, no-contact
+        // problem answered.
+        solve_checked(problem, self.model(), &self.settings, warm_start, |start| {
             Ok(self.iterate(problem, warm_start, start))
         })
     }
@@ -70,8 +75,21 @@ impl JacobiNcp {
         let blocks: Vec<_> = (0..problem.num_contacts())
             .map(|i| problem.diagonal_block(i))
             .collect();
-        let mut residual = ncp_criterion(problem, &lambda, &problem.velocity(&lambda));
+        let finish = |lambda, status, iterations| {
+            SolveReport::finish(
+                problem,
+                ContactModel::Ncp,
+                &self.settings,
+                lambda,
+                status,
+                iterations,
+                start,
+                None,
+            )
+        };
+        let mut previous = lambda.clone();
         for iteration in 1..=self.settings.max_iter {
+            previous.copy_from(&lambda);
             let c = problem.velocity(&lambda);
             for (i, block) in blocks.iter().enumerate() {
                 let li = contact_vector(&lambda, i);
@@ -81,41 +99,26 @@ impl JacobiNcp {
                 let projected = cones::project_horizontal(problem.mu_of(i), &trial);
                 set_contact_vector(&mut lambda, i, &projected);
             }
-            if lambda.iter().any(|x| !x.is_finite()) {
-                let status = SolveStatus::Failed(format!("diverged at iteration {iteration}"));
-                return SolveReport::finish(
-                    problem,
-                    lambda,
-                    status,
-                    iteration,
-                    f64::NAN,
-                    start,
-                    None,
-                );
+            // NaN/inf → NumericalError, a runaway iterate → Diverged: return the last
+            // usable forces.
+            if let Some(status) = iterate_status(&lambda, iteration, "forces") {
+                return finish(previous, status, iteration);
             }
-            residual = ncp_criterion(problem, &lambda, &problem.velocity(&lambda));
-            if residual <= self.settings.eps_abs {
-                return SolveReport::finish(
-                    problem,
-                    lambda,
-                    SolveStatus::Converged,
-                    iteration,
-                    residual,
-                    start,
-                    None,
-                );
+            // The same stopping test as the built-in solvers (`stop`, `eps_rel`/`eps_abs`,
+            // `eps_step`, `max_time`).
+            let criteria = model_criteria(
+                ContactModel::Ncp,
+                problem,
+                &lambda,
+                &problem.velocity(&lambda),
+            );
+            let step = relative_step(&lambda, &previous);
+            if let Some(status) = stopping_status(&criteria, step, &self.settings, iteration, start)
+            {
+                return finish(lambda, status, iteration);
             }
         }
-        let iterations = self.settings.max_iter;
-        SolveReport::finish(
-            problem,
-            lambda,
-            SolveStatus::MaxIterations,
-            iterations,
-            residual,
-            start,
-            None,
-        )
+        finish(lambda, SolveStatus::MaxIterations, self.settings.max_iter)
     }
 }
 
@@ -123,7 +126,7 @@ fn main() -> anyhow::Result<()> {
     // 6 contacts, 36 dofs: a full-rank random problem, seeded.
     let problem = random_problem(5, 6, 36)?;
     let settings = SolverSettings {
-        eps_abs: 1e-6,
+        eps_rel: 1e-6,
         max_iter: 2000,
         ..SolverSettings::default()
     };
@@ -135,9 +138,10 @@ fn main() -> anyhow::Result<()> {
     candidates.push((user.name().to_string(), Ok(user)));
     let runs = compare(candidates, &problem, None);
     println!(
-        "random problem: {} contacts, eps_abs = {:e}\n",
+        "random problem: {} contacts, stop = {}, eps_rel = {:e}\n",
         problem.num_contacts(),
-        settings.eps_abs
+        settings.stop,
+        settings.eps_rel
     );
     print!("{}", comparison_table(&runs));
     Ok(())

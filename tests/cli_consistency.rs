@@ -46,20 +46,33 @@ fn solver_flag_keeps_the_scenarios_settings_unless_overridden() {
     // Listed in the scenario: its entry's settings.
     let listed = s.solver_override("ncp-pgs").expect("spec");
     assert_eq!(
-        (listed.settings.eps_abs, listed.settings.max_iter),
-        (1e-8, 500)
+        (listed.settings.eps_rel, listed.settings.max_iter),
+        (1e-6, 500)
     );
     // Overridden in the text: that value, the rest from the scenario.
-    let changed = s.solver_override("ncp-pgs:eps_abs=1e-6").expect("spec");
+    let changed = s.solver_override("ncp-pgs:eps_rel=1e-7").expect("spec");
     assert_eq!(
-        (changed.settings.eps_abs, changed.settings.max_iter),
-        (1e-6, 500)
+        (changed.settings.eps_rel, changed.settings.max_iter),
+        (1e-7, 500)
+    );
+    // Another criterion: the scenario's relative tolerance is not carried over (it would
+    // be refused as unused).
+    let absolute = s
+        .solver_override("ncp-pgs:stop=absolute,eps_abs=1e-8")
+        .expect("spec");
+    assert_eq!(
+        (
+            absolute.settings.stop,
+            absolute.settings.eps_abs,
+            absolute.settings.max_iter
+        ),
+        (contactbench::solvers::Criterion::Absolute, 1e-8, 500)
     );
     // Not listed: the settings every entry shares.
     let other = s.solver_override("ccp-ipm").expect("spec");
     assert_eq!(
-        (other.settings.eps_abs, other.settings.max_iter),
-        (1e-8, 500)
+        (other.settings.eps_rel, other.settings.max_iter),
+        (1e-6, 500)
     );
     assert!(s.solver_override("ncp-magic").is_err());
 }
@@ -114,10 +127,7 @@ fn json_is_the_result_on_stdout_in_run_and_sweep() {
         String::from_utf8_lossy(&sweep.stderr)
     );
     let table: serde_json::Value = serde_json::from_slice(&sweep.stdout).expect("JSON");
-    assert_eq!(
-        table["rows"][0]["solver"],
-        "ncp-admm:eps_abs=1e-8,max_iter=500"
-    );
+    assert_eq!(table["rows"][0]["solver"], "ncp-admm:max_iter=500");
     assert!(dir.join("sweep/sweep.json").is_file() && dir.join("sweep/sweep.md").is_file());
 }
 

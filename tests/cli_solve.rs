@@ -52,7 +52,7 @@ fn one_solver_prints_the_answer_and_every_metric() {
 
 #[test]
 fn the_file_solver_is_the_default_and_json_uses_design_names() {
-    // The file names raisim with eps_abs = 1e-9.
+    // The file names raisim with eps_rel = 1e-9.
     let (code, out, err) = contactbench(&["solve", &data("sliding_problem.json"), "--json"]);
     assert_eq!(code, 0, "{err}");
     let value: serde_json::Value = match serde_json::from_str(&out) {
@@ -63,7 +63,11 @@ fn the_file_solver_is_the_default_and_json_uses_design_names() {
     assert_eq!(run["solver"], "raisim");
     assert_eq!(run["status"], "converged");
     assert!(run["iterations"].as_u64().is_some());
-    assert!(run["solve_time"].as_f64().is_some());
+    assert!(run["solve_time_s"].as_f64().is_some());
+    assert_eq!(run["criterion"], "relative");
+    assert!(run["criteria"]["relative"]
+        .as_f64()
+        .is_some_and(|r| r <= 1e-9));
     assert_eq!(run["lambda"].as_array().map(Vec::len), Some(3));
     assert_eq!(run["c"].as_array().map(Vec::len), Some(3));
     let mdp = run["metrics"]["mdp_violation"].as_f64();
@@ -90,7 +94,7 @@ fn all_prints_one_row_per_builtin_solver() {
         "solve",
         &data("sliding_problem.json"),
         "--all",
-        "--eps-abs",
+        "--eps-rel",
         "1e-8",
     ]);
     assert_eq!(code, 0, "{err}");
@@ -111,11 +115,55 @@ fn a_non_converged_solve_exits_with_2() {
         "ccp-pgs",
         "--max-iter",
         "1",
-        "--eps-abs",
+        "--eps-rel",
         "1e-12",
     ]);
     assert_eq!(code, 2, "{out}");
     assert!(out.contains("max iterations"), "{out}");
+}
+
+#[test]
+fn a_tolerance_for_the_criterion_not_in_use_is_an_error() {
+    // --eps-abs with the default stop (relative) would be silently ignored.
+    let (code, _, err) = contactbench(&[
+        "solve",
+        &data("sliding_problem.json"),
+        "--solver",
+        "ncp-pgs",
+        "--eps-abs",
+        "1e-8",
+    ]);
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("eps_abs = 1e-8") && err.contains("stop: relative"),
+        "{err}"
+    );
+    // With --stop absolute it is the tolerance in use, and the report names it.
+    let (code, out, err) = contactbench(&[
+        "solve",
+        &data("sliding_problem.json"),
+        "--solver",
+        "ncp-pgs",
+        "--stop",
+        "absolute",
+        "--eps-abs",
+        "1e-8",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let value: serde_json::Value = match serde_json::from_str(&out) {
+        Ok(v) => v,
+        Err(e) => panic!("{e}: {out}"),
+    };
+    let run = &value["solvers"][0];
+    assert_eq!(run["criterion"], "absolute");
+    assert_eq!(run["residual"], run["criteria"]["absolute"]);
+    assert!(run["residual"].as_f64().is_some_and(|r| r <= 1e-8), "{run}");
+    // The spec of the file asks for eps_rel: --stop absolute alone would leave it unused.
+    let (code, _, err) =
+        contactbench(&["solve", &data("sliding_problem.json"), "--stop", "absolute"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("eps_rel unused"), "{err}");
 }
 
 #[test]
@@ -127,4 +175,30 @@ fn errors_name_the_file() {
         contactbench(&["solve", &data("sliding_problem.json"), "--solver", "nope"]);
     assert_ne!(code, 0);
     assert!(err.contains("unknown solver 'nope'"), "{err}");
+}
+
+#[test]
+fn what_validation_did_is_said() {
+    // The FCLIB matrix reduced by a conjugate gradient is 1.8e-3 asymmetric: symmetrized,
+    // and the command says so (stderr, and in --json).
+    let (code, _, err) = contactbench(&[
+        "solve",
+        &data("fclib/lmgc46_cg.json"),
+        "--solver",
+        "ccp-ipm",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("G symmetrized"), "{err}");
+    let (_, out, _) = contactbench(&[
+        "solve",
+        &data("fclib/lmgc46_cg.json"),
+        "--solver",
+        "ccp-ipm",
+        "--json",
+    ]);
+    let value: serde_json::Value = match serde_json::from_str(&out) {
+        Ok(v) => v,
+        Err(e) => panic!("{e}: {out}"),
+    };
+    assert_eq!(value["validation_notes"][0]["note"], "symmetrized");
 }

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use common::{build, settings};
 use contactbench::problem::io::{read_lambda, read_problem, write_problem, ProblemFileError};
-use contactbench::problem::{ContactProblem, ProblemError};
+use contactbench::problem::{ContactProblem, ProblemError, ValidationNote};
 use contactbench::solvers::{SolveStatus, SolverError, SolverId, SolverSpec};
 use nalgebra::{DMatrix, DVector};
 
@@ -62,6 +62,169 @@ fn asymmetric_g_is_refused() {
     assert!(matches!(
         err,
         Err(ProblemError::Asymmetric { i: 0, j: 2, .. })
+    ));
+}
+
+/// The problem of a data file, validated.
+fn read(name: &str) -> Result<ContactProblem, ProblemFileError> {
+    read_problem(&data(name)).map(|f| f.problem)
+}
+
+#[test]
+fn an_iteratively_reduced_fclib_matrix_is_symmetrized_and_says_so() {
+    // LMGC's global problem 46 (FCLIB, Siconos) reduced with a conjugate gradient at
+    // rtol 1e-2: W is 1.8e-3 asymmetric (tests/data/fclib/README.md).
+    let p = match read("fclib/lmgc46_cg.json") {
+        Ok(p) => p,
+        Err(e) => panic!("{e}"),
+    };
+    let notes = p.validation_notes();
+    assert!(
+        matches!(notes, [ValidationNote::Symmetrized { relative_gap, .. }]
+            if (*relative_gap - 1.79e-3).abs() < 1e-5),
+        "{notes:?}"
+    );
+    let g = p.delassus();
+    assert_eq!(g, &g.transpose());
+    // The note says what was done, in words.
+    assert!(notes[0].to_string().contains("symmetrized"), "{}", notes[0]);
+}
+
+#[test]
+fn a_wrongly_reduced_fclib_matrix_is_refused() {
+    // The same data with M's missing lower triangle: W is 0.16 asymmetric.
+    match read("fclib/lmgc46_naive.json") {
+        Err(ProblemFileError::Invalid {
+            error: ProblemError::Asymmetric { relative, .. },
+            ..
+        }) => assert!((relative - 0.161).abs() < 1e-3, "{relative}"),
+        other => panic!("expected an asymmetry error, got {other:?}"),
+    }
+}
+
+#[test]
+fn rank_deficient_matrices_printed_to_8_digits_are_accepted() {
+    // ContactBench's own test matrices (tests/data/contactbench/): rank deficient, printed
+    // with 8-9 digits, smallest eigenvalues -7e-9 to -1.1e-5 (down to -7.2e-9 of the
+    // largest). Every one is accepted; those below zero say so.
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/contactbench");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        panic!("{} is readable", dir.display());
+    };
+    let mut tolerated = Vec::new();
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.extension().is_none_or(|e| e != "json") {
+            continue;
+        }
+        let problem = match read_problem(&path) {
+            Ok(f) => f.problem,
+            Err(e) => panic!("{e}"),
+        };
+        for note in problem.validation_notes() {
+            if let ValidationNote::NegativeEigenvalueTolerated { min_eigenvalue, .. } = note {
+                tolerated.push(*min_eigenvalue);
+            }
+        }
+    }
+    tolerated.sort_by(f64::total_cmp);
+    // ccp_admm_solver_getsolution3 (8 contacts, max |G| = 5.6e3) is the most negative.
+    assert!(
+        tolerated
+            .first()
+            .is_some_and(|m| (*m + 1.1e-5).abs() < 1e-6),
+        "{tolerated:?}"
+    );
+    assert!(tolerated.len() >= 6, "{tolerated:?}");
+}
+
+#[test]
+fn a_clearly_indefinite_matrix_is_refused_with_its_eigenvalue() {
+    // An eigenvalue of -1e-3 relative to ‖G‖_F is not round-off.
+    let mut g = eye(3);
+    g[(2, 2)] = -1e-3;
+    match identity_problem(g, DVector::zeros(3), DVector::from_element(1, 0.5), None) {
+        Err(ProblemError::Indefinite {
+            min_eigenvalue,
+            relative,
+            ..
+        }) => {
+            assert_eq!(min_eigenvalue, -1e-3);
+            assert!(relative < -1e-4, "{relative}");
+        }
+        other => panic!("expected Indefinite, got {other:?}"),
+    }
+}
+
+#[test]
+fn magnitudes_that_would_overflow_are_refused_naming_the_field() {
+    // ccp-newton on G = I, g = (1e308, 0, −1) answered (NaN, NaN, inf) "converged".
+    let huge_g = DVector::from_vec(vec![1e308, 0.0, -1.0]);
+    assert!(matches!(
+        identity_problem(eye(3), huge_g, DVector::from_element(1, 0.5), None),
+        Err(ProblemError::Magnitude { field: "g", .. })
+    ));
+    let mut big = eye(3);
+    big[(1, 1)] = 1e151;
+    let err = identity_problem(big, DVector::zeros(3), DVector::from_element(1, 0.5), None);
+    assert!(
+        matches!(&err, Err(e @ ProblemError::Magnitude { field: "G", .. }) if e.to_string().contains("G[1, 1]")),
+        "{err:?}"
+    );
+    let r = Some(DVector::from_vec(vec![0.0, 0.0, 1e200]));
+    assert!(matches!(
+        identity_problem(eye(3), DVector::zeros(3), DVector::from_element(1, 0.5), r),
+        Err(ProblemError::Magnitude { field: "R", .. })
+    ));
+    // A warm start beyond the limit is refused by every solver (ADMMs warm-started at
+    // ±1e308 said converged).
+    let Ok(p) = identity_problem(
+        eye(3),
+        DVector::from_vec(vec![0.0, 0.0, -1.0]),
+        DVector::from_element(1, 0.5),
+        None,
+    ) else {
+        panic!("valid problem");
+    };
+    for value in [1e308, -1e308] {
+        let warm = DVector::from_vec(vec![0.0, 0.0, value]);
+        for id in SolverId::ALL {
+            let mut solver = build(id, &settings(1e-6, 100));
+            let result = solver.solve(&p, Some(&warm));
+            assert!(
+                matches!(
+                    &result,
+                    Err(SolverError::Problem(ProblemError::Magnitude {
+                        field: "lambda",
+                        ..
+                    }))
+                ),
+                "{id}: {:?}",
+                result.map(|r| r.status)
+            );
+        }
+    }
+}
+
+#[test]
+fn the_simulators_door_checks_sizes_and_finiteness_only() {
+    // from_assembly trusts G = J M⁻¹ Jᵀ: no symmetry or eigenvalue check, no note.
+    let mut g = eye(3);
+    g[(0, 1)] = 1e-3;
+    let Ok(p) = ContactProblem::from_assembly(
+        g.clone(),
+        DVector::zeros(3),
+        DVector::from_element(1, 0.5),
+        None,
+    ) else {
+        panic!("from_assembly accepts it");
+    };
+    assert!(p.validation_notes().is_empty());
+    assert_eq!(p.delassus(), &g);
+    g[(0, 1)] = f64::NAN;
+    assert!(matches!(
+        ContactProblem::from_assembly(g, DVector::zeros(3), DVector::from_element(1, 0.5), None),
+        Err(ProblemError::NonFinite { field: "G", .. })
     ));
 }
 
@@ -164,7 +327,13 @@ fn zero_contacts_is_a_valid_problem_with_the_trivial_answer() {
 #[test]
 fn bad_settings_and_parameters_are_refused() {
     for spec in [
-        "ncp-pgs:eps_abs=-1",
+        "ncp-pgs:eps_rel=-1",
+        "ncp-pgs:stop=absolute,eps_abs=-1",
+        // A tolerance of the criterion not in use would be silently ignored.
+        "ncp-pgs:eps_abs=1e-8",
+        "ncp-pgs:stop=absolute,eps_rel=1e-8",
+        "ncp-pgs:stop=sometimes",
+        "ncp-pgs:max_time=0",
         "ncp-pgs:over_relaxation=2.5",
         "ncp-pgs:max_iter=0",
         "ncp-pgs:rho=1",
@@ -256,7 +425,7 @@ fn problem_file_round_trip() {
     assert_eq!(file.problem.num_contacts(), 1);
     assert_eq!(file.lambda.as_ref().map(|l| l[1]), Some(0.5));
     let spec = file.solver.clone().map(SolverSpec::from_map);
-    assert!(matches!(&spec, Some(Ok(s)) if s.id == SolverId::Raisim && s.settings.eps_abs == 1e-9));
+    assert!(matches!(&spec, Some(Ok(s)) if s.id == SolverId::Raisim && s.settings.eps_rel == 1e-9));
 
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
         .join(format!("contactbench-roundtrip-{}", std::process::id()));

@@ -604,8 +604,8 @@ fn item5_an_unknown_key_in_a_solver_entry_is_located_and_printed_once() {
     let scenario = short_cube(
         &dir,
         "s.yaml",
-        "{solver: ncp-pgs, eps_abs: 1.0e-8, max_iter: 500}",
-        "{solver: ncp-pgs, eps_abs: 1.0e-8, max_iter: 500, rhoo: 2}",
+        "{solver: ncp-pgs, eps_rel: 1.0e-6, max_iter: 500}",
+        "{solver: ncp-pgs, eps_rel: 1.0e-6, max_iter: 500, rhoo: 2}",
     );
     let o = run_in(
         &dir,

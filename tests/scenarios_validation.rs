@@ -20,7 +20,7 @@ simulation:
   dt: 1.0e-3
   duration: 0.5
 solvers:
-  - {solver: ncp-admm, eps_abs: 1.0e-8}
+  - {solver: ncp-admm, eps_rel: 1.0e-8}
   - lcp-pgs:max_iter=50
 ";
 
@@ -48,7 +48,7 @@ fn good_scenario_parses_with_defaults() {
     assert_eq!(s.num_steps(), 500);
     let specs = s.solver_specs();
     assert_eq!(specs.len(), 2);
-    assert_eq!(specs[0].settings.eps_abs, 1e-8);
+    assert_eq!(specs[0].settings.eps_rel, 1e-8);
     assert_eq!(specs[1].settings.max_iter, 50);
     assert!(s.world.ground);
 }
@@ -155,4 +155,25 @@ fn force_profiles_parse() {
         ForceProfile::Sinusoid { frequency, .. } if frequency == 2.0
     ));
     assert_eq!(s.external_forces[0].at(0.05), [0.0; 3]);
+}
+
+#[test]
+fn a_tolerance_of_the_criterion_not_in_use_is_refused_with_its_place() {
+    // eps_abs with the default stop (relative) would be silently ignored.
+    let msg = message(&GOOD.replace(
+        "{solver: ncp-admm, eps_rel: 1.0e-8}",
+        "{solver: ncp-admm, eps_abs: 1.0e-8}",
+    ));
+    assert!(msg.starts_with("scenarios/t.yaml:15: solvers[0]:"), "{msg}");
+    assert!(
+        msg.contains("eps_abs") && msg.contains("stop: relative"),
+        "{msg}"
+    );
+    // With stop: absolute it is the tolerance in use.
+    let s = parse(&GOOD.replace(
+        "{solver: ncp-admm, eps_rel: 1.0e-8}",
+        "{solver: ncp-admm, stop: absolute, eps_abs: 1.0e-8}",
+    ));
+    let specs = s.map(|s| s.solver_specs()).unwrap_or_default();
+    assert_eq!(specs.first().map(|s| s.settings.eps_abs), Some(1e-8));
 }

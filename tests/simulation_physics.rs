@@ -29,7 +29,7 @@ const MU: f64 = 0.4;
 fn ncp_cube_stops_at_the_analytical_distance_and_energy() {
     let r = run(
         "cube_slide.yaml",
-        "ncp-admm:eps_abs=1e-10,max_iter=2000",
+        "ncp-admm:stop=absolute,eps_abs=1e-10,max_iter=2000",
         &["simulation.duration=0.4"],
     );
     let expected = sliding_stop_distance(V0, MU);
@@ -56,7 +56,7 @@ fn ncp_cube_stops_at_the_analytical_distance_and_energy() {
 fn ccp_cube_leaves_the_ground() {
     let r = run(
         "cube_slide.yaml",
-        "ccp-admm:eps_abs=1e-10,max_iter=2000",
+        "ccp-admm:stop=absolute,eps_abs=1e-10,max_iter=2000",
         &["simulation.duration=0.2"],
     );
     let rise = r
@@ -86,12 +86,12 @@ fn lcp_cube_drifts_off_its_line_at_30_degrees() {
     let velocity = "initial_state.bodies.cube.velocity=[0.8660254037844386, 0.5, 0, 0, 0, 0]";
     let lcp = run(
         "cube_slide.yaml",
-        "lcp-pgs:eps_abs=1e-10,max_iter=2000",
+        "lcp-pgs:stop=absolute,eps_abs=1e-10,max_iter=2000",
         &[velocity, "simulation.duration=0.4"],
     );
     let ncp = run(
         "cube_slide.yaml",
-        "ncp-admm:eps_abs=1e-10,max_iter=2000",
+        "ncp-admm:stop=absolute,eps_abs=1e-10,max_iter=2000",
         &[velocity, "simulation.duration=0.4"],
     );
     let (lcp_heading, ncp_heading) = (heading_degrees(&lcp), heading_degrees(&ncp));
@@ -111,7 +111,11 @@ fn lcp_cube_drifts_off_its_line_at_30_degrees() {
 
 #[test]
 fn ball_bounces_to_e_squared_of_its_height() {
-    let r = run("ball_drop.yaml", "ncp-admm:eps_abs=1e-10,max_iter=500", &[]);
+    let r = run(
+        "ball_drop.yaml",
+        "ncp-admm:stop=absolute,eps_abs=1e-10,max_iter=500",
+        &[],
+    );
     let (radius, height, e) = (0.1, 1.0, 0.8);
     let impact = r
         .steps
@@ -135,7 +139,7 @@ fn ball_bounces_to_e_squared_of_its_height() {
 fn solo_stands_under_pd_without_sliding() {
     let r = run(
         "solo_standing.yaml",
-        "ncp-admm:eps_abs=1e-8,max_iter=500",
+        "ncp-admm:stop=absolute,eps_abs=1e-8,max_iter=500",
         &[],
     );
     let z0 = r.steps[0].base_position[2];
@@ -186,8 +190,16 @@ fn max_internal_forces_before(r: &RunRecord, t: f64) -> f64 {
 
 #[test]
 fn pushed_cube_sticks_then_slides_and_admm_injects_fewer_internal_forces() {
-    let admm = run("cube_push.yaml", "ncp-admm:eps_abs=1e-8,max_iter=500", &[]);
-    let pgs = run("cube_push.yaml", "ncp-pgs:eps_abs=1e-8,max_iter=500", &[]);
+    let admm = run(
+        "cube_push.yaml",
+        "ncp-admm:stop=absolute,eps_abs=1e-8,max_iter=500",
+        &[],
+    );
+    let pgs = run(
+        "cube_push.yaml",
+        "ncp-pgs:stop=absolute,eps_abs=1e-8,max_iter=500",
+        &[],
+    );
     let at = |r: &RunRecord, t: f64| {
         r.steps
             .iter()
@@ -256,7 +268,7 @@ fn batch_results_do_not_depend_on_the_thread_count() {
 fn pd_pulls_a_joint_offset_back_to_the_reference() {
     let r = run(
         "solo_standing.yaml",
-        "ncp-admm:eps_abs=1e-8,max_iter=500",
+        "ncp-admm:stop=absolute,eps_abs=1e-8,max_iter=500",
         &[
             "simulation.duration=1.0",
             "initial_state.joint_offsets.FL_KFE=0.2",

@@ -15,7 +15,7 @@ fn run(warm_start: bool) -> RunRecord {
         format!("simulation.warm_start={warm_start}"),
     ];
     let scenario = Scenario::load(&path, &overrides).unwrap_or_else(|e| panic!("{e}"));
-    let spec: SolverSpec = "ncp-admm:eps_abs=1e-8,max_iter=500"
+    let spec: SolverSpec = "ncp-admm:stop=absolute,eps_abs=1e-8,max_iter=500"
         .parse()
         .unwrap_or_else(|e| panic!("{e}"));
     let record = simulate(&scenario, &spec).unwrap_or_else(|e| panic!("{e}"));

@@ -29,8 +29,8 @@ fn problem(g: [f64; 3]) -> ContactProblem {
 
 fn solve(id: SolverId, p: &ContactProblem) -> SolveReport {
     let settings = SolverSettings {
-        eps_abs: EPS,
-        eps_rel: 0.0,
+        eps_rel: EPS,
+        eps_step: 0.0,
         ..SolverSettings::default()
     };
     let Ok(mut solver) = id.build(settings, &Map::new()) else {

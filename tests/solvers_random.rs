@@ -1,6 +1,7 @@
 //! Random problems (`G = J M⁻¹ Jᵀ` from random `J` and SPD `M`, rank-deficient when
-//! `3n > nv`): every solver reaches its tolerance or says it did not; CCP solvers agree
-//! on the unique CCP solution; ncp-pgs reaches 1e-8 on well-conditioned problems.
+//! `3n > nv`): every solver reaches its tolerance (of the relative criterion, the default)
+//! or says it did not; CCP solvers agree on the unique CCP solution; ncp-pgs reaches 1e-8
+//! on well-conditioned problems.
 
 mod common;
 
@@ -49,19 +50,22 @@ fn every_solver_reports_its_status_honestly() {
                         assert_eq!(r.iterations, MAX_ITER, "{case}");
                         assert!(
                             r.residual > EPS,
-                            "{case}: stopped at max_iter below eps_abs"
+                            "{case}: stopped at max_iter below eps_rel"
                         );
                     }
-                    SolveStatus::Failed(reason) => assert!(!reason.is_empty(), "{case}"),
+                    SolveStatus::Stalled { iteration } => {
+                        assert!(*iteration <= MAX_ITER && r.residual > EPS, "{case}");
+                    }
+                    // A rank-deficient G may leave the QP unbounded below (no answer).
+                    SolveStatus::Infeasible => assert!(3 * contacts > nv, "{case}"),
+                    other => panic!("{case}: {other}"),
                 }
-                if !matches!(r.status, SolveStatus::Failed(_)) {
-                    assert!(r.lambda.iter().all(|x| x.is_finite()), "{case}");
-                    assert_eq!(
-                        r.velocity,
-                        p.velocity(&r.lambda),
-                        "{case}: c = (G + R) λ + g"
-                    );
-                }
+                assert!(r.lambda.iter().all(|x| x.is_finite()), "{case}");
+                assert_eq!(
+                    r.velocity,
+                    p.velocity(&r.lambda),
+                    "{case}: c = (G + R) λ + g"
+                );
             }
         }
     }
@@ -73,7 +77,7 @@ fn ccp_solvers_agree_on_the_unique_ccp_solution() {
     // cold start and from a random warm start, ccp-admm and ccp-ipm must all find it.
     let mut rng = ChaCha8Rng::seed_from_u64(3);
     let tight = SolverSettings {
-        eps_rel: 0.0,
+        eps_step: 0.0,
         ..settings(1e-10, 5000)
     };
     for seed in 0..4 {
@@ -114,13 +118,13 @@ fn ncp_pgs_reaches_1e_8_on_well_conditioned_problems() {
         };
         assert!(r.status.is_converged(), "seed {seed}: {}", r.status);
         let c = p.velocity(&r.lambda);
-        let criterion = contactbench::metrics::ncp_criterion(&p, &r.lambda, &c);
+        let criterion = contactbench::metrics::relative_criterion(&p, &r.lambda, &c);
         assert!(criterion <= 1e-8, "seed {seed}: {criterion:.3e}");
     }
 }
 
 #[test]
-fn history_holds_the_own_residual_of_every_iteration() {
+fn history_holds_the_tested_criterion_of_every_iteration() {
     let p = random(0, 5, 30);
     for id in SolverId::ALL {
         let recording = SolverSettings {
@@ -161,5 +165,5 @@ fn over_relaxation_keeps_the_answer() {
     };
     assert!(r.status.is_converged(), "{}", r.status);
     let c = p.velocity(&r.lambda);
-    assert!(contactbench::metrics::ncp_criterion(&p, &r.lambda, &c) <= 1e-8);
+    assert!(contactbench::metrics::relative_criterion(&p, &r.lambda, &c) <= 1e-8);
 }

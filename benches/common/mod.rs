@@ -69,7 +69,7 @@ fn generated(random: ContactProblem) -> Result<Vec<BenchProblem>, ProblemError> 
 fn scenario_problem(name: &'static str, file: &str, step: usize) -> Result<BenchProblem, String> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
     let scenario = Scenario::load(&path, &[]).map_err(|e| e.to_string())?;
-    let spec: SolverSpec = "ncp-admm:eps_abs=1e-8,max_iter=1000"
+    let spec: SolverSpec = "ncp-admm:stop=absolute,eps_abs=1e-8,max_iter=1000"
         .parse()
         .map_err(|e: contactbench::solvers::SolverError| e.to_string())?;
     let mut sim = simulator(&scenario, &spec).map_err(|e| e.to_string())?;

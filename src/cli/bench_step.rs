@@ -19,7 +19,7 @@ use super::common::load_scenarios;
 pub struct Args {
     /// The scenario file (YAML).
     pub scenario: PathBuf,
-    /// The solver, e.g. `ncp-admm:eps_abs=1e-6`, at its default settings unless the text
+    /// The solver, e.g. `ncp-admm:eps_rel=1e-8`, at its default settings unless the text
     /// sets them (the scenario's solver list and settings are not used).
     #[arg(long, default_value = "ncp-admm")]
     pub solver: String,

@@ -67,7 +67,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("step {} has no contact: no problem to write", args.step))?;
     let mut solver_map = spec.params.clone();
     solver_map.insert("solver".into(), spec.id.to_string().into());
-    solver_map.insert("eps_abs".into(), spec.settings.eps_abs.into());
+    solver_map.insert("stop".into(), spec.settings.stop.as_str().into());
+    let tolerance = spec.settings.stop.tolerance_field();
+    solver_map.insert(tolerance.into(), spec.settings.tolerance().into());
     solver_map.insert("max_iter".into(), spec.settings.max_iter.into());
     write_problem(
         &out,

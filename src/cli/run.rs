@@ -20,7 +20,7 @@ pub struct Args {
     /// The scenario file (YAML).
     pub scenario: PathBuf,
     /// Solver to run instead of the scenario's list (repeatable), e.g. `ncp-pgs` or
-    /// `ncp-admm:eps_abs=1e-8,max_iter=500`; it keeps the scenario's settings for that
+    /// `ncp-admm:eps_rel=1e-8,max_iter=500`; it keeps the scenario's settings for that
     /// solver (or those all its solvers share) unless given here.
     #[arg(long = "solver")]
     pub solvers: Vec<String>,

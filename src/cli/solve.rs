@@ -1,6 +1,7 @@
-//! `contactbench solve PROBLEM.json --solver SPEC [--eps-abs X] [--max-iter N]
-//! [--warm-start LAMBDA.json] [--all] [--json]`: solve a problem file with one solver (or
-//! every built-in one) and print the answer with every metric.
+//! `contactbench solve PROBLEM.json --solver SPEC [--stop relative|absolute] [--eps-rel X]
+//! [--eps-abs X] [--eps-step X] [--max-iter N] [--max-time S] [--warm-start LAMBDA.json]
+//! [--all] [--json]`: solve a problem file with one solver (or every built-in one) and
+//! print the answer with every metric.
 
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -12,7 +13,7 @@ use contactbench::problem::io::{read_lambda, read_problem};
 use contactbench::solvers::compare::{
     builtin_solvers, compare, comparison_table, format_duration, model_name, RunOutcome, SolverRun,
 };
-use contactbench::solvers::{SolverSettings, SolverSpec};
+use contactbench::solvers::{check_unused_tolerance, Criterion, SolverSettings, SolverSpec};
 use serde_json::json;
 
 /// Arguments of `contactbench solve`.
@@ -21,16 +22,30 @@ pub struct Args {
     /// The problem file: our JSON (`G`, `g`, `mu`, optional `R`, `lambda`, `solver`), an
     /// FCLIB problem (HDF5, local or global) or a numpy `.npz` (`G`, `g`, `mus`).
     problem: PathBuf,
-    /// Solver and settings, e.g. `ncp-pgs` or `raisim:alpha=0.5,eps_abs=1e-8`. Defaults
+    /// Solver and settings, e.g. `ncp-pgs` or `raisim:alpha=0.5,eps_rel=1e-8`. Defaults
     /// to the file's `solver` entry.
     #[arg(long, conflicts_with = "all")]
     solver: Option<String>,
-    /// Absolute tolerance on each solver's own residual (overrides the spec).
+    /// The criterion that stops the solvers: `relative` (the default) or `absolute`
+    /// (overrides the spec).
+    #[arg(long)]
+    stop: Option<String>,
+    /// Tolerance of the relative criterion (dimensionless; overrides the spec).
+    #[arg(long)]
+    eps_rel: Option<f64>,
+    /// Tolerance of the absolute criterion (needs `--stop absolute` unless the spec has
+    /// it; overrides the spec).
     #[arg(long)]
     eps_abs: Option<f64>,
+    /// Stall threshold on the relative step (overrides the spec).
+    #[arg(long)]
+    eps_step: Option<f64>,
     /// Iteration cap (overrides the spec).
     #[arg(long)]
     max_iter: Option<usize>,
+    /// Wall-time cap per solve, in seconds (overrides the spec).
+    #[arg(long)]
+    max_time: Option<f64>,
     /// Initial forces: a JSON array of 3n numbers or an object with `lambda`.
     #[arg(long)]
     warm_start: Option<PathBuf>,
@@ -49,6 +64,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     for note in &file.notes {
         eprintln!("{}: {note}", args.problem.display());
     }
+    // What validation changed or tolerated (a symmetrized G, a round-off eigenvalue).
+    for note in file.problem.validation_notes() {
+        eprintln!("{}: {note}", args.problem.display());
+    }
     let problem = file.problem;
     let warm_start = match &args.warm_start {
         Some(path) => {
@@ -62,7 +81,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let candidates = if args.all {
         let mut settings = SolverSettings::default();
-        override_settings(&mut settings, &args);
+        override_settings(&mut settings, &args)?;
         settings.validate()?;
         builtin_solvers(&settings)
     } else {
@@ -75,7 +94,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 args.problem.display()
             ),
         };
-        override_settings(&mut spec.settings, &args);
+        override_settings(&mut spec.settings, &args)?;
         vec![(spec.id.to_string(), spec.build())]
     };
     let runs = compare(candidates, &problem, warm_start.as_ref());
@@ -83,6 +102,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         let value = json!({
             "problem": args.problem.display().to_string(),
             "contacts": problem.num_contacts(),
+            "validation_notes": problem.validation_notes(),
             "solvers": runs,
         });
         serde_json::to_string_pretty(&value)? + "\n"
@@ -121,13 +141,48 @@ fn print_stdout(text: &str) -> anyhow::Result<()> {
     }
 }
 
-fn override_settings(settings: &mut SolverSettings, args: &Args) {
-    if let Some(eps) = args.eps_abs {
-        settings.eps_abs = eps;
+/// Applies the setting flags; refuses a tolerance flag for the criterion not in use, and
+/// a `--stop` that would leave the spec's own tolerance of the other criterion unused.
+fn override_settings(settings: &mut SolverSettings, args: &Args) -> anyhow::Result<()> {
+    let before = settings.clone();
+    let mut given = Vec::new();
+    if let Some(stop) = &args.stop {
+        settings.stop = stop.parse::<Criterion>()?;
+        given.push("stop");
+    }
+    let flags = [
+        ("eps_rel", args.eps_rel, &mut settings.eps_rel),
+        ("eps_abs", args.eps_abs, &mut settings.eps_abs),
+        ("eps_step", args.eps_step, &mut settings.eps_step),
+    ];
+    for (field, flag, value) in flags {
+        if let Some(v) = flag {
+            *value = v;
+            given.push(field);
+        }
     }
     if let Some(max_iter) = args.max_iter {
         settings.max_iter = max_iter;
     }
+    if let Some(max_time) = args.max_time {
+        settings.max_time = Some(max_time);
+    }
+    check_unused_tolerance(settings, given.iter().copied())?;
+    if settings.stop != before.stop {
+        let default = SolverSettings::default();
+        let left = match settings.stop {
+            Criterion::Relative => (before.eps_abs != default.eps_abs).then_some("eps_abs"),
+            Criterion::Absolute => (before.eps_rel != default.eps_rel).then_some("eps_rel"),
+        };
+        if let Some(field) = left.filter(|f| !given.contains(f)) {
+            bail!(
+                "--stop {} leaves the solver's own {field} unused: give --{} too",
+                settings.stop,
+                settings.stop.tolerance_field().replace('_', "-")
+            );
+        }
+    }
+    Ok(())
 }
 
 /// The human-readable report of one solver: result, then every metric.
@@ -145,11 +200,15 @@ fn describe(path: &std::path::Path, contacts: usize, run: &SolverRun) -> String 
     };
     let _ = writeln!(
         out,
-        "status:  {} after {} iterations, {} (own residual {:.3e})",
+        "status:  {} after {} iterations, {} ({} criterion of its model {:.3e}; \
+         relative {:.3e}, absolute {:.3e})",
         r.status,
         r.iterations,
         format_duration(r.solve_time),
-        r.residual
+        r.criterion,
+        r.residual,
+        r.criteria.relative,
+        r.criteria.absolute
     );
     let _ = writeln!(
         out,
@@ -171,9 +230,10 @@ fn describe(path: &std::path::Path, contacts: usize, run: &SolverRun) -> String 
     let m = &r.metrics;
     let _ = writeln!(out, "\nmetrics (worst contact):");
     let rows = [
-        ("primal_feasibility", m.primal_feasibility),
-        ("dual_feasibility", m.dual_feasibility),
-        ("complementarity", m.complementarity),
+        ("primal_feasibility (N s)", m.primal_feasibility),
+        ("dual_feasibility (m/s)", m.dual_feasibility),
+        ("complementarity (N s m/s)", m.complementarity),
+        ("relative_criterion (NCP)", m.relative_criterion),
         ("ncp_criterion", m.ncp_criterion),
         ("ccp_residual", m.ccp_residual),
         ("lcp_residual", m.lcp_residual),
@@ -192,11 +252,17 @@ fn describe(path: &std::path::Path, contacts: usize, run: &SolverRun) -> String 
         let _ = writeln!(out, "  {name:<36} {value:.3e}");
     }
     let _ = writeln!(out, "  {:<36} {}", "sliding contacts", m.sliding_contacts);
-    let internal = m
-        .internal_forces
-        .map_or("- (no J in a problem file)".to_string(), |f| {
-            format!("{f:.3e}")
-        });
-    let _ = writeln!(out, "  {:<36} {internal}", "internal_forces");
+    let internal = match (
+        m.internal_forces,
+        m.internal_forces_required,
+        m.internal_forces_spurious,
+    ) {
+        (None, _, _) => "- (no J in a problem file)".to_string(),
+        (Some(total), Some(required), Some(spurious)) => {
+            format!("{total:.3e} (required {required:.3e}, spurious {spurious:.3e})")
+        }
+        (Some(total), _, _) => format!("{total:.3e}"),
+    };
+    let _ = writeln!(out, "  {:<36} {internal}", "internal_forces (N s)");
     out
 }

@@ -1,6 +1,7 @@
-//! One ruler for every solver (design.md §5): residuals of each contact model, physical
-//! violations, internal forces; all metrics of an answer at once with [`compute_metrics`].
-//! Solvers stop on these same functions.
+//! One ruler for every solver (design.md §5, docs/ruler.md): residuals of each contact
+//! model in their units and the dimensionless relative criterion, physical violations,
+//! internal forces (total, required, spurious); all metrics of an answer at once with
+//! [`compute_metrics`] / [`compute_model_metrics`]. Solvers stop on these same functions.
 
 pub mod consistency;
 pub mod energy;
@@ -8,6 +9,11 @@ pub mod forces;
 pub mod residuals;
 pub mod summary;
 
-pub use forces::internal_forces;
-pub use residuals::{ccp_residual, lcp_residual, ncp_criterion, raisim_residual, ContactResidual};
-pub use summary::{compute_metrics, compute_metrics_with, ContactMetrics, ProblemMetrics};
+pub use forces::{internal_force_split, internal_forces, InternalForces};
+pub use residuals::{
+    ccp_residual, lcp_residual, model_criteria, ncp_criterion, raisim_residual, relative_criterion,
+    ContactResidual, Criteria, Scales,
+};
+pub use summary::{
+    compute_metrics, compute_metrics_with, compute_model_metrics, ContactMetrics, ProblemMetrics,
+};

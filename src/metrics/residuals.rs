@@ -1,51 +1,157 @@
-//! Complementarity residuals of the NCP, CCP and LCP (design.md §5).
+//! Complementarity residuals of the NCP, CCP, LCP and RaiSim models (design.md §5), in
+//! their units, and the dimensionless relative criterion that every solver stops on by
+//! default (docs/ruler.md).
 //!
 //! Per contact `i`, with `c = (G + R) λ + g` and a model-dependent corrected velocity `ĉ`:
-//! primal feasibility `ε_p = dist_K(λ)`, dual feasibility `ε_d = dist_{K*}(ĉ)`,
-//! complementarity `ε_c = |⟨λ, ĉ⟩|`, and the criterion `max_i max(ε_p, ε_d, ε_c)`.
+//! primal feasibility `ε_p = dist_K(λ)` (an impulse, N·s), dual feasibility
+//! `ε_d = dist_{K*}(ĉ)` (a velocity, m/s), complementarity `ε_c = |⟨λ, ĉ⟩|` (N·s·m/s).
 //!
 //! - NCP: ice-cream cone, `ĉ = c + Γ(c, μ)` (de Saxcé correction, eq. 13).
 //! - CCP: ice-cream cone, `ĉ = c` (eq. 16).
 //! - LCP: pyramid cone, `ĉ = c + (0, 0, μ‖c_T‖₁)` (the facet multipliers' share of the
 //!   normal velocity, eq. 11).
 //! - RaiSim: the KKT conditions of the per-contact problem (20), whose sliding branch is
-//!   eq. (21); see [`raisim_contact_residual`].
+//!   eq. (21); see [`raisim_contact_residual`], whose terms are sorted by unit into the
+//!   same three parts.
+//!
+//! Two criteria per model, both a maximum over contacts:
+//! - **absolute** `max_i max(ε_p, ε_d, ε_c)`: the paper's (Tab. IV), mixing units;
+//! - **relative** `r = max_i max(ε_p / λ_s, ε_d / v_s, min(ε_c / (‖λ_i‖ v_s), ‖λ_i‖∞ / λ_s))`
+//!   with `v_s = ‖g‖∞` and `λ_s = max(‖λ‖∞, v_s / max_k (G + R)_kk)` ([`Scales`]); a ratio
+//!   whose numerator is 0 counts 0. It is invariant to `λ → sλ, G → G/s` (units of
+//!   impulse) and `g → tg, G → tG` (units of velocity). Complementarity holds relatively
+//!   when either the velocity along the contact's force, `ε_c / ‖λ_i‖`, is small against
+//!   `v_s`, or the force itself is small against `λ_s`.
+//!
+//!   Two measured fixes of the first definition (`ε_c / (λ_s v_s)` with `λ_s = ‖λ‖∞`,
+//!   docs/ruler.md): the floor `v_s / max_k (G + R)_kk` of `λ_s`, the impulse that changes
+//!   a velocity by `v_s` (a take-off answer `λ ≈ 2.7e-11` from an interior point scored
+//!   `r = 0.98`: with the answer's own size as scale a vanishing answer is never small),
+//!   and the per-contact complementarity term (on ContactBench's sliding cube, raisim
+//!   passed `r ≤ 1e-6` with a light contact pushing, `λ_N = 2.3e-4`, while separating at
+//!   `c_N = 6.2e-6 m/s = 4.8e-6 v_s`: the product over the largest impulse, 20 times
+//!   that contact's, let the velocity error through).
+//!
+//! Non-finite values propagate: a NaN or an infinity in `λ`, `c` or any term makes the
+//! criteria NaN, and NaN is never below a tolerance.
 //!
 //! Physical checks of the NCP's three laws are here too: the Signorini condition (8) and
 //! the maximum dissipation principle (11).
 
 use nalgebra::{DVector, Matrix3, Vector3};
+use serde::{Deserialize, Serialize};
 
 use crate::problem::cones;
 use crate::problem::{contact_vector, ContactProblem};
+use crate::solvers::ContactModel;
 
-/// The three parts of a per-contact complementarity residual.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+/// `max(a, b)` that propagates NaN (`f64::max` would drop it).
+pub fn max_nan(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else {
+        a.max(b)
+    }
+}
+
+/// `numerator / scale`, 0 when the numerator is 0 (whatever the scale), NaN when either
+/// is NaN.
+fn ratio(numerator: f64, scale: f64) -> f64 {
+    if numerator == 0.0 {
+        0.0
+    } else {
+        numerator / scale
+    }
+}
+
+/// The scales of the relative criterion: `v_s = ‖g‖∞` (m/s, the problem's largest free
+/// velocity) and `λ_s = max(‖λ‖∞, v_s / max_k (G + R)_kk)` (N·s, the answer's largest
+/// impulse, but never below the impulse that changes a velocity by `v_s`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Scales {
+    /// `λ_s`.
+    pub impulse: f64,
+    /// `v_s = ‖g‖∞`.
+    pub velocity: f64,
+}
+
+impl Scales {
+    /// The scales of `λ` for `problem` (NaN when `λ` holds a NaN).
+    pub fn of(problem: &ContactProblem, lambda: &DVector<f64>) -> Self {
+        Self {
+            impulse: lambda
+                .iter()
+                .fold(problem.impulse_floor(), |m, x| max_nan(m, x.abs())),
+            velocity: problem.velocity_scale(),
+        }
+    }
+}
+
+/// The three parts of a per-contact complementarity residual, in their units.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct ContactResidual {
-    /// `ε_p`, distance of `λ` to the primal cone.
+    /// `ε_p`, distance of `λ` to the primal cone (N·s).
     pub primal_feasibility: f64,
-    /// `ε_d`, distance of the corrected velocity to the dual cone.
+    /// `ε_d`, distance of the corrected velocity to the dual cone (m/s).
     pub dual_feasibility: f64,
-    /// `ε_c`, `|⟨λ, ĉ⟩|`.
+    /// `ε_c`, `|⟨λ, ĉ⟩|` (N·s·m/s).
     pub complementarity: f64,
 }
 
 impl ContactResidual {
-    /// `max(ε_p, ε_d, ε_c)`.
+    /// `max(ε_p, ε_d, ε_c)`, the absolute criterion of one contact (NaN-propagating).
     pub fn max(&self) -> f64 {
-        self.primal_feasibility
-            .max(self.dual_feasibility)
-            .max(self.complementarity)
+        max_nan(
+            max_nan(self.primal_feasibility, self.dual_feasibility),
+            self.complementarity,
+        )
     }
 
-    /// Component-wise maximum of two residuals.
+    /// `max(ε_p / λ_s, ε_d / v_s, min(ε_c / (‖λ_i‖ v_s), ‖λ_i‖∞ / λ_s))`, the relative
+    /// criterion of a contact whose impulse is `lambda_i` (a ratio with numerator 0 counts
+    /// 0; NaN-propagating).
+    pub fn relative(&self, scales: &Scales, lambda_i: &Vector3<f64>) -> f64 {
+        let along_force = ratio(self.complementarity, lambda_i.norm() * scales.velocity);
+        let force = ratio(lambda_i.amax(), scales.impulse);
+        let complementarity = if along_force.is_nan() || force.is_nan() {
+            f64::NAN
+        } else {
+            along_force.min(force)
+        };
+        max_nan(
+            max_nan(
+                ratio(self.primal_feasibility, scales.impulse),
+                ratio(self.dual_feasibility, scales.velocity),
+            ),
+            ratio(complementarity, 1.0),
+        )
+    }
+
+    /// Component-wise maximum of two residuals (NaN-propagating).
     pub fn max_with(&self, other: &Self) -> Self {
         Self {
-            primal_feasibility: self.primal_feasibility.max(other.primal_feasibility),
-            dual_feasibility: self.dual_feasibility.max(other.dual_feasibility),
-            complementarity: self.complementarity.max(other.complementarity),
+            primal_feasibility: max_nan(self.primal_feasibility, other.primal_feasibility),
+            dual_feasibility: max_nan(self.dual_feasibility, other.dual_feasibility),
+            complementarity: max_nan(self.complementarity, other.complementarity),
         }
     }
+}
+
+/// Both criteria of one model at one answer.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Criteria {
+    /// The relative criterion `r` (dimensionless).
+    pub relative: f64,
+    /// The absolute criterion `max_i max(ε_p, ε_d, ε_c)` (mixed units).
+    pub absolute: f64,
+}
+
+impl Criteria {
+    /// Both criteria NaN: what a non-finite answer scores.
+    pub const NAN: Criteria = Criteria {
+        relative: f64::NAN,
+        absolute: f64::NAN,
+    };
 }
 
 /// NCP residual of one contact: ice-cream cone, de Saxcé-corrected velocity.
@@ -77,36 +183,97 @@ pub fn lcp_contact_residual(mu: f64, lambda: &Vector3<f64>, c: &Vector3<f64>) ->
     }
 }
 
-/// Worst per-contact residual over all contacts, given `λ` and `c = (G + R)λ + g`.
-fn worst_residual(
+/// The residual of contact `i` of `problem` in `model`, given `λ` and `c` (stacked).
+pub fn model_contact_residual(
+    model: ContactModel,
+    problem: &ContactProblem,
+    i: usize,
+    lambda: &DVector<f64>,
+    c: &DVector<f64>,
+) -> ContactResidual {
+    let (mu, li, ci) = (
+        problem.mu_of(i),
+        contact_vector(lambda, i),
+        contact_vector(c, i),
+    );
+    match model {
+        ContactModel::Ncp => ncp_contact_residual(mu, &li, &ci),
+        ContactModel::Ccp => ccp_contact_residual(mu, &li, &ci),
+        ContactModel::Lcp => lcp_contact_residual(mu, &li, &ci),
+        ContactModel::Raisim => raisim_contact_residual(mu, &problem.diagonal_block(i), &li, &ci),
+    }
+}
+
+/// Both criteria of `model` at `λ`, given `c = (G + R) λ + g`: NaN when `λ` or `c` holds
+/// a non-finite value.
+pub fn model_criteria(
+    model: ContactModel,
     problem: &ContactProblem,
     lambda: &DVector<f64>,
     c: &DVector<f64>,
-    per_contact: fn(f64, &Vector3<f64>, &Vector3<f64>) -> ContactResidual,
+) -> Criteria {
+    if !(lambda.iter().all(|x| x.is_finite()) && c.iter().all(|x| x.is_finite())) {
+        return Criteria::NAN;
+    }
+    let scales = Scales::of(problem, lambda);
+    (0..problem.num_contacts()).fold(
+        Criteria {
+            relative: 0.0,
+            absolute: 0.0,
+        },
+        |acc, i| {
+            let r = model_contact_residual(model, problem, i, lambda, c);
+            let lambda_i = contact_vector(lambda, i);
+            Criteria {
+                relative: max_nan(acc.relative, r.relative(&scales, &lambda_i)),
+                absolute: max_nan(acc.absolute, r.max()),
+            }
+        },
+    )
+}
+
+/// Component-wise worst residual of `model` over all contacts (NaN when `λ` or `c` is
+/// not finite).
+pub fn worst_residual(
+    model: ContactModel,
+    problem: &ContactProblem,
+    lambda: &DVector<f64>,
+    c: &DVector<f64>,
 ) -> ContactResidual {
+    if !(lambda.iter().all(|x| x.is_finite()) && c.iter().all(|x| x.is_finite())) {
+        return ContactResidual {
+            primal_feasibility: f64::NAN,
+            dual_feasibility: f64::NAN,
+            complementarity: f64::NAN,
+        };
+    }
     (0..problem.num_contacts()).fold(ContactResidual::default(), |acc, i| {
-        let r = per_contact(
-            problem.mu_of(i),
-            &contact_vector(lambda, i),
-            &contact_vector(c, i),
-        );
-        acc.max_with(&r)
+        acc.max_with(&model_contact_residual(model, problem, i, lambda, c))
     })
 }
 
-/// NCP criterion `max_i max(ε_p, ε_d, ε_c)` with the de Saxcé correction.
+/// NCP criterion `max_i max(ε_p, ε_d, ε_c)` with the de Saxcé correction (absolute).
 pub fn ncp_criterion(problem: &ContactProblem, lambda: &DVector<f64>, c: &DVector<f64>) -> f64 {
-    worst_residual(problem, lambda, c, ncp_contact_residual).max()
+    model_criteria(ContactModel::Ncp, problem, lambda, c).absolute
 }
 
-/// CCP residual `max_i max(ε_p, ε_d, ε_c)` without correction.
+/// The relative NCP criterion `r` (module doc).
+pub fn relative_criterion(
+    problem: &ContactProblem,
+    lambda: &DVector<f64>,
+    c: &DVector<f64>,
+) -> f64 {
+    model_criteria(ContactModel::Ncp, problem, lambda, c).relative
+}
+
+/// CCP residual `max_i max(ε_p, ε_d, ε_c)` without correction (absolute).
 pub fn ccp_residual(problem: &ContactProblem, lambda: &DVector<f64>, c: &DVector<f64>) -> f64 {
-    worst_residual(problem, lambda, c, ccp_contact_residual).max()
+    model_criteria(ContactModel::Ccp, problem, lambda, c).absolute
 }
 
-/// LCP residual `max_i max(ε_p, ε_d, ε_c)` on the pyramid.
+/// LCP residual `max_i max(ε_p, ε_d, ε_c)` on the pyramid (absolute).
 pub fn lcp_residual(problem: &ContactProblem, lambda: &DVector<f64>, c: &DVector<f64>) -> f64 {
-    worst_residual(problem, lambda, c, lcp_contact_residual).max()
+    model_criteria(ContactModel::Lcp, problem, lambda, c).absolute
 }
 
 /// Component-wise worst NCP residual (for reporting `ε_p`, `ε_d`, `ε_c` separately).
@@ -115,20 +282,21 @@ pub fn ncp_residual_parts(
     lambda: &DVector<f64>,
     c: &DVector<f64>,
 ) -> ContactResidual {
-    worst_residual(problem, lambda, c, ncp_contact_residual)
+    worst_residual(ContactModel::Ncp, problem, lambda, c)
 }
 
 /// RaiSim's own residual for one contact: the optimality conditions of the per-contact
-/// problem (20), `min ½ λᵀ G_ii λ + g̃ᵀ λ` over `K_μ ∩ {c_N = 0}`, with its take-off branch.
+/// problem (20), `min ½ λᵀ G_ii λ + g̃ᵀ λ` over `K_μ ∩ {c_N = 0}`, with its take-off branch,
+/// its terms sorted by unit.
 ///
-/// `block` is the contact's `3 × 3` diagonal block of `G + R`. The worst of:
-/// - `dist_K(λ)` (Coulomb);
-/// - `max(0, −c_N)` and `|λ_N c_N|` (Signorini, eq. 8, which RaiSim enforces);
-/// - eq. (21): a sliding contact's tangential velocity opposes
-///   `d = λ_T + μ² λ_N G_NT / G_NN` rather than `λ_T`: `‖ ‖d‖ c_T + ‖c_T‖ d ‖` (force ×
-///   velocity like `ε_c`; zero when they are opposed or either vanishes, and continuous
-///   as `λ → 0`);
-/// - a sliding contact sits on the cone's boundary: `‖c_T‖ · max(0, μ λ_N − ‖λ_T‖)`.
+/// `block` is the contact's `3 × 3` diagonal block of `G + R`.
+/// - primal (N·s): `dist_K(λ)` (Coulomb);
+/// - dual (m/s): `max(0, −c_N)` (Signorini, eq. 8: no penetration velocity);
+/// - complementarity (N·s·m/s), the worst of: `|λ_N c_N|` (Signorini); eq. (21), a
+///   sliding contact's tangential velocity opposes `d = λ_T + μ² λ_N G_NT / G_NN` rather
+///   than `λ_T`: `‖ ‖d‖ c_T + ‖c_T‖ d ‖` (zero when they are opposed or either vanishes,
+///   and continuous as `λ → 0`); a sliding contact sits on the cone's boundary:
+///   `‖c_T‖ · max(0, μ λ_N − ‖λ_T‖)`.
 ///
 /// At a sticking contact (`c = 0`) or a take-off (`λ = 0`, `c_N ≥ 0`) it is zero.
 pub fn raisim_contact_residual(
@@ -136,19 +304,18 @@ pub fn raisim_contact_residual(
     block: &Matrix3<f64>,
     lambda: &Vector3<f64>,
     c: &Vector3<f64>,
-) -> f64 {
-    let primal = cones::distance_ice_cream(mu, lambda);
+) -> ContactResidual {
     let (penetration, normal_complementarity) = signorini_contact_violation(lambda, c);
     let c_t = c.xy();
     let slip = c_t.norm();
     let d = raisim_friction_direction(mu, block, lambda);
     let opposition = (c_t * d.norm() + d * slip).norm();
     let on_boundary = slip * (mu * lambda.z - lambda.xy().norm()).max(0.0);
-    primal
-        .max(penetration)
-        .max(normal_complementarity)
-        .max(opposition)
-        .max(on_boundary)
+    ContactResidual {
+        primal_feasibility: cones::distance_ice_cream(mu, lambda),
+        dual_feasibility: penetration,
+        complementarity: max_nan(max_nan(normal_complementarity, opposition), on_boundary),
+    }
 }
 
 /// The vector `d = λ_T + μ² λ_N G_NT / G_NN` of eq. (21): at a RaiSim sliding solution the
@@ -170,23 +337,16 @@ pub fn raisim_friction_direction(
     )
 }
 
-/// RaiSim's residual `max_i` [`raisim_contact_residual`], with the diagonal blocks of
-/// `G + R`.
+/// RaiSim's residual (absolute), the worst [`raisim_contact_residual`], with the diagonal
+/// blocks of `G + R`.
 pub fn raisim_residual(problem: &ContactProblem, lambda: &DVector<f64>, c: &DVector<f64>) -> f64 {
-    (0..problem.num_contacts()).fold(0.0, |acc: f64, i| {
-        acc.max(raisim_contact_residual(
-            problem.mu_of(i),
-            &problem.diagonal_block(i),
-            &contact_vector(lambda, i),
-            &contact_vector(c, i),
-        ))
-    })
+    model_criteria(ContactModel::Raisim, problem, lambda, c).absolute
 }
 
 /// Signorini violation of one contact (eq. 8): `(max(0, −c_N), |λ_N c_N|)`, the
-/// penetration velocity and the normal complementarity.
+/// penetration velocity and the normal complementarity (NaN-propagating).
 pub fn signorini_contact_violation(lambda: &Vector3<f64>, c: &Vector3<f64>) -> (f64, f64) {
-    ((-c.z).max(0.0), (lambda.z * c.z).abs())
+    (max_nan(-c.z, 0.0), (lambda.z * c.z).abs())
 }
 
 /// Maximum-dissipation violation of one contact (eq. 11), `‖λ_T + μ λ_N c_T / ‖c_T‖‖`,
@@ -271,11 +431,118 @@ mod tests {
         let d = raisim_friction_direction(mu, &block, &lambda);
         assert!((d - nalgebra::Vector2::new(0.125, 0.5)).norm() < 1e-15);
         let raisim_c = Vector3::new(-d.x, -d.y, 0.0);
-        assert!(raisim_contact_residual(mu, &block, &lambda, &raisim_c) < 1e-15);
+        assert!(raisim_contact_residual(mu, &block, &lambda, &raisim_c).max() < 1e-15);
         // The MDP velocity (0, −1, 0) is not RaiSim's: ‖ ‖d‖ (0, −1) + 1 · d ‖.
         let mdp_c = Vector3::new(0.0, -1.0, 0.0);
         let expected = (nalgebra::Vector2::new(0.0, -d.norm()) + d).norm();
-        let r = raisim_contact_residual(mu, &block, &lambda, &mdp_c);
+        let r = raisim_contact_residual(mu, &block, &lambda, &mdp_c).complementarity;
         assert!((r - expected).abs() < 1e-15 && r > 0.1);
+    }
+
+    fn one_contact(g: Vector3<f64>) -> ContactProblem {
+        match crate::problem::generators::single_contact(0.5, Matrix3::identity(), g) {
+            Ok(p) => p,
+            Err(e) => panic!("valid problem: {e}"),
+        }
+    }
+
+    #[test]
+    fn relative_criterion_divides_each_part_by_its_scale() {
+        // G = I, g = (0, 0, −2), μ = 0.5: λ = (0, 0, 1) leaves c = (0, 0, −1).
+        let p = one_contact(Vector3::new(0.0, 0.0, -2.0));
+        let lambda = DVector::from_vec(vec![0.0, 0.0, 1.0]);
+        let c = p.velocity(&lambda);
+        let r = worst_residual(ContactModel::Ncp, &p, &lambda, &c);
+        // ε_p = 0, ε_d = dist of (0, 0, −1) to K_2 = 1, ε_c = |−1| = 1.
+        assert_eq!(
+            (r.primal_feasibility, r.dual_feasibility, r.complementarity),
+            (0.0, 1.0, 1.0)
+        );
+        let scales = Scales::of(&p, &lambda);
+        // λ_s = max(‖λ‖∞ = 1, v_s / max G_kk = 2): the floor.
+        assert_eq!((scales.impulse, scales.velocity), (2.0, 2.0));
+        // max(0, 1/2, min(1/(1·2), 1/2)) = 0.5.
+        let criteria = model_criteria(ContactModel::Ncp, &p, &lambda, &c);
+        assert_eq!((criteria.relative, criteria.absolute), (0.5, 1.0));
+    }
+
+    #[test]
+    fn a_light_contact_is_measured_by_its_own_impulse() {
+        // Two decoupled contacts, g_N = −1 each; contact 1 is 100 times stiffer (a light
+        // body), so its answer is λ_N = 0.01. Pushing with 0.0101 it separates at
+        // c_N = 0.01 = 1e-2 v_s: the product 1.01e-4 over λ_s v_s = 1 would score 1.01e-4;
+        // the velocity along its force is c_N = 1e-2 v_s and its force 1.01e-2 λ_s, so it
+        // scores min(1e-2, 1.01e-2) = 1e-2.
+        let mut g = nalgebra::DMatrix::identity(6, 6);
+        for k in 3..6 {
+            g[(k, k)] = 100.0;
+        }
+        let Ok(p) = ContactProblem::new(
+            g,
+            DVector::from_vec(vec![0.0, 0.0, -1.0, 0.0, 0.0, -1.0]),
+            DVector::from_vec(vec![0.5, 0.5]),
+            None,
+        ) else {
+            panic!("valid problem");
+        };
+        let lambda = DVector::from_vec(vec![0.0, 0.0, 1.0, 0.0, 0.0, 0.0101]);
+        let c = p.velocity(&lambda);
+        assert!((c[5] - 0.01).abs() < 1e-14);
+        let r = model_criteria(ContactModel::Ncp, &p, &lambda, &c).relative;
+        assert!((r - 0.01).abs() < 1e-12, "{r:e}");
+    }
+
+    #[test]
+    fn a_vanishing_answer_is_measured_by_its_size() {
+        // Take-off, G = I, g = (0.3, 0.2, 1): λ = 0 is the answer; an interior point
+        // returns λ ≈ 2.7e-11 (0, 0, 1). With λ_s = ‖λ‖∞ alone, ε_c / (λ_s v_s) = c_N / v_s
+        // = 1 for any such λ; with the floor v_s / max G_kk = 1, the force is 2.7e-11 λ_s.
+        let p = one_contact(Vector3::new(0.3, 0.2, 1.0));
+        let lambda = DVector::from_vec(vec![0.0, 0.0, 2.7e-11]);
+        let c = p.velocity(&lambda);
+        let r = model_criteria(ContactModel::Ccp, &p, &lambda, &c).relative;
+        assert!(r > 2.6e-11 && r < 2.8e-11, "{r:e}");
+    }
+
+    #[test]
+    fn zero_numerators_count_zero_whatever_the_scale() {
+        // λ = 0 with g = 0: every part and both scales are 0; the answer is exact.
+        let p = one_contact(Vector3::zeros());
+        let lambda = DVector::zeros(3);
+        let c = p.velocity(&lambda);
+        let criteria = model_criteria(ContactModel::Ccp, &p, &lambda, &c);
+        assert_eq!((criteria.relative, criteria.absolute), (0.0, 0.0));
+    }
+
+    #[test]
+    fn non_finite_values_make_every_criterion_nan() {
+        let p = one_contact(Vector3::new(0.0, 0.0, -1.0));
+        for bad in [f64::NAN, f64::INFINITY] {
+            let lambda = DVector::from_vec(vec![bad, 0.0, 1.0]);
+            let c = p.velocity(&lambda);
+            for model in [
+                ContactModel::Ncp,
+                ContactModel::Ccp,
+                ContactModel::Lcp,
+                ContactModel::Raisim,
+            ] {
+                let criteria = model_criteria(model, &p, &lambda, &c);
+                assert!(criteria.relative.is_nan() && criteria.absolute.is_nan());
+                let parts = worst_residual(model, &p, &lambda, &c);
+                assert!(parts.max().is_nan());
+            }
+        }
+        // A NaN inside one contact's parts is not dropped by the maximum over contacts.
+        let nan = ContactResidual {
+            primal_feasibility: 0.0,
+            dual_feasibility: f64::NAN,
+            complementarity: 0.0,
+        };
+        assert!(ContactResidual::default().max_with(&nan).max().is_nan());
+        let scales = Scales {
+            impulse: 1.0,
+            velocity: 1.0,
+        };
+        assert!(nan.relative(&scales, &Vector3::zeros()).is_nan());
     }
 }

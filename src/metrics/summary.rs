@@ -1,15 +1,18 @@
 //! Every metric of design.md §5 for one `(problem, λ)`, per contact and aggregated: the
-//! single ruler applied to every solver's answer.
+//! single ruler applied to every solver's answer. Units: impulses N·s, velocities m/s;
+//! the relative criterion is dimensionless (docs/ruler.md). A NaN or an infinity in `λ`
+//! makes every aggregated residual NaN (never 0).
 
 use nalgebra::{DVector, Matrix3};
 use serde::{Deserialize, Serialize};
 
-use super::forces::internal_forces;
+use super::forces::{internal_force_split, internal_forces};
 use super::residuals::{
-    ccp_contact_residual, lcp_contact_residual, mdp_contact_violation, ncp_contact_residual,
-    raisim_contact_residual, signorini_contact_violation,
+    ccp_contact_residual, lcp_contact_residual, max_nan, mdp_contact_violation,
+    ncp_contact_residual, raisim_contact_residual, signorini_contact_violation, Scales,
 };
 use crate::problem::{contact_vector, ContactProblem};
+use crate::solvers::ContactModel;
 
 /// Tangential speed (m/s) above which a contact counts as sliding for the MDP metric.
 pub const DEFAULT_SLIDING_TOLERANCE: f64 = 1e-6;
@@ -26,8 +29,8 @@ pub struct SignoriniViolation {
 impl SignoriniViolation {
     fn max_with(&self, other: &Self) -> Self {
         Self {
-            complementarity: self.complementarity.max(other.complementarity),
-            penetration_velocity: self.penetration_velocity.max(other.penetration_velocity),
+            complementarity: max_nan(self.complementarity, other.complementarity),
+            penetration_velocity: max_nan(self.penetration_velocity, other.penetration_velocity),
         }
     }
 }
@@ -35,12 +38,14 @@ impl SignoriniViolation {
 /// The metrics of one contact.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ContactMetrics {
-    /// `ε_p = dist_{K_μ}(λ)`.
+    /// `ε_p = dist_{K_μ}(λ)` (N·s).
     pub primal_feasibility: f64,
-    /// `ε_d = dist_{K*_μ}(ĉ)`, `ĉ = c + Γ(c, μ)`.
+    /// `ε_d = dist_{K*_μ}(ĉ)`, `ĉ = c + Γ(c, μ)` (m/s).
     pub dual_feasibility: f64,
-    /// `ε_c = |⟨λ, ĉ⟩|`.
+    /// `ε_c = |⟨λ, ĉ⟩|` (N·s·m/s).
     pub complementarity: f64,
+    /// `max(ε_p / λ_s, ε_d / v_s, ε_c / (λ_s,i v_s))`, the relative NCP criterion.
+    pub relative_criterion: f64,
     /// `max(ε_p, ε_d, ε_c)`.
     pub ncp_criterion: f64,
     /// The same without the de Saxcé correction.
@@ -61,13 +66,15 @@ pub struct ContactMetrics {
 /// and per contact. Serialized under the names of design.md §5.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ProblemMetrics {
-    /// `max_i ε_p`.
+    /// `max_i ε_p` (N·s).
     pub primal_feasibility: f64,
-    /// `max_i ε_d`.
+    /// `max_i ε_d` (m/s).
     pub dual_feasibility: f64,
-    /// `max_i ε_c`.
+    /// `max_i ε_c` (N·s·m/s).
     pub complementarity: f64,
-    /// `max_i max(ε_p, ε_d, ε_c)` (NCP criterion, eq. 14).
+    /// The relative NCP criterion `r` (dimensionless, docs/ruler.md).
+    pub relative_criterion: f64,
+    /// `max_i max(ε_p, ε_d, ε_c)` (NCP criterion, eq. 14; mixed units).
     pub ncp_criterion: f64,
     /// CCP residual (eq. 15), worst contact.
     pub ccp_residual: f64,
@@ -81,8 +88,13 @@ pub struct ProblemMetrics {
     pub mdp_violation: f64,
     /// Number of sliding contacts.
     pub sliding_contacts: usize,
-    /// Norm of the part of `λ` in `null(Jᵀ)`; `None` when the problem has no `J`.
+    /// Norm of the part of `λ` in `null(Jᵀ)` (N·s); `None` when the problem has no `J`.
     pub internal_forces: Option<f64>,
+    /// The least internal force among answers of the solver's model with the same `Jᵀλ`
+    /// (N·s); `None` without `J`, without a model, or when its SOCP was not solved.
+    pub internal_forces_required: Option<f64>,
+    /// The distance from `λ` to that answer (N·s), what the solver injected.
+    pub internal_forces_spurious: Option<f64>,
     /// Per-contact values.
     pub contacts: Vec<ContactMetrics>,
 }
@@ -90,10 +102,11 @@ pub struct ProblemMetrics {
 impl ProblemMetrics {
     /// Names of the aggregated metrics as one-number columns (per-step CSV), in the order
     /// of [`ProblemMetrics::column_values`].
-    pub const COLUMNS: [&'static str; 11] = [
+    pub const COLUMNS: [&'static str; 14] = [
         "primal_feasibility",
         "dual_feasibility",
         "complementarity",
+        "relative_criterion",
         "ncp_criterion",
         "ccp_residual",
         "lcp_residual",
@@ -102,16 +115,19 @@ impl ProblemMetrics {
         "penetration_velocity",
         "mdp_violation",
         "internal_forces",
+        "internal_forces_required",
+        "internal_forces_spurious",
     ];
 
     /// The aggregated metrics as numbers, in the order of [`ProblemMetrics::COLUMNS`]:
-    /// the Signorini violation split into its two parts, `internal_forces` NaN when the
-    /// problem has no `J`.
-    pub fn column_values(&self) -> [f64; 11] {
+    /// the Signorini violation split into its two parts, the internal forces NaN when
+    /// they were not computed.
+    pub fn column_values(&self) -> [f64; 14] {
         [
             self.primal_feasibility,
             self.dual_feasibility,
             self.complementarity,
+            self.relative_criterion,
             self.ncp_criterion,
             self.ccp_residual,
             self.lcp_residual,
@@ -120,14 +136,65 @@ impl ProblemMetrics {
             self.signorini_violation.penetration_velocity,
             self.mdp_violation,
             self.internal_forces.unwrap_or(f64::NAN),
+            self.internal_forces_required.unwrap_or(f64::NAN),
+            self.internal_forces_spurious.unwrap_or(f64::NAN),
         ]
+    }
+
+    /// [`ProblemMetrics::column_values`] with `None` where a metric was not computed (the
+    /// internal forces without `J`, their split without a model or a solved SOCP): an
+    /// empty cell in a file, not a number.
+    pub fn column_options(&self) -> [Option<f64>; 14] {
+        let values = self.column_values();
+        let absent = [
+            ("internal_forces", self.internal_forces.is_none()),
+            (
+                "internal_forces_required",
+                self.internal_forces_required.is_none(),
+            ),
+            (
+                "internal_forces_spurious",
+                self.internal_forces_spurious.is_none(),
+            ),
+        ];
+        std::array::from_fn(|k| {
+            let name = Self::COLUMNS[k];
+            let missing = absent.iter().any(|(n, a)| *n == name && *a);
+            (!missing).then_some(values[k])
+        })
+    }
+
+    /// Adds the split of the internal forces into required and spurious parts for an
+    /// answer of `model` (a small SOCP: [`internal_force_split`]); a no-op without `J`.
+    pub fn with_internal_force_split(
+        mut self,
+        problem: &ContactProblem,
+        lambda: &DVector<f64>,
+        model: ContactModel,
+    ) -> Self {
+        if let Some(split) = internal_force_split(problem, lambda, model) {
+            self.internal_forces_required = Some(split.required);
+            self.internal_forces_spurious = Some(split.spurious);
+        }
+        self
     }
 }
 
 /// All metrics of `λ` for `problem`, with `c = (G + R) λ + g` and the default sliding
-/// tolerance. `λ` must have size `3n` (see [`ContactProblem::check_lambda`]).
+/// tolerance, except the split of the internal forces (which needs the model: see
+/// [`compute_model_metrics`]). `λ` must have size `3n` (see
+/// [`ContactProblem::check_lambda`]).
 pub fn compute_metrics(problem: &ContactProblem, lambda: &DVector<f64>) -> ProblemMetrics {
     compute_metrics_with(problem, lambda, DEFAULT_SLIDING_TOLERANCE)
+}
+
+/// [`compute_metrics`] and the split of the internal forces for an answer of `model`.
+pub fn compute_model_metrics(
+    problem: &ContactProblem,
+    lambda: &DVector<f64>,
+    model: ContactModel,
+) -> ProblemMetrics {
+    compute_metrics(problem, lambda).with_internal_force_split(problem, lambda, model)
 }
 
 /// [`compute_metrics`] with a chosen sliding tolerance (m/s).
@@ -137,25 +204,27 @@ pub fn compute_metrics_with(
     sliding_tolerance: f64,
 ) -> ProblemMetrics {
     let c = problem.velocity(lambda);
+    let scales = Scales::of(problem, lambda);
     let contacts: Vec<ContactMetrics> = (0..problem.num_contacts())
         .map(|i| {
             contact_metrics(
                 problem.mu_of(i),
                 &problem.diagonal_block(i),
-                &contact_vector(lambda, i),
-                &contact_vector(&c, i),
+                (&contact_vector(lambda, i), &contact_vector(&c, i)),
+                &scales,
                 sliding_tolerance,
             )
         })
         .collect();
-    aggregate(contacts, internal_forces(problem, lambda))
+    let finite = lambda.iter().chain(c.iter()).all(|x| x.is_finite());
+    aggregate(contacts, internal_forces(problem, lambda), finite)
 }
 
 fn contact_metrics(
     mu: f64,
     block: &Matrix3<f64>,
-    lambda: &nalgebra::Vector3<f64>,
-    c: &nalgebra::Vector3<f64>,
+    (lambda, c): (&nalgebra::Vector3<f64>, &nalgebra::Vector3<f64>),
+    scales: &Scales,
     sliding_tolerance: f64,
 ) -> ContactMetrics {
     let ncp = ncp_contact_residual(mu, lambda, c);
@@ -165,10 +234,11 @@ fn contact_metrics(
         primal_feasibility: ncp.primal_feasibility,
         dual_feasibility: ncp.dual_feasibility,
         complementarity: ncp.complementarity,
+        relative_criterion: ncp.relative(scales, lambda),
         ncp_criterion: ncp.max(),
         ccp_residual: ccp_contact_residual(mu, lambda, c).max(),
         lcp_residual: lcp_contact_residual(mu, lambda, c).max(),
-        raisim_residual: raisim_contact_residual(mu, block, lambda, c),
+        raisim_residual: raisim_contact_residual(mu, block, lambda, c).max(),
         signorini_violation: SignoriniViolation {
             complementarity,
             penetration_velocity,
@@ -178,24 +248,47 @@ fn contact_metrics(
     }
 }
 
-fn aggregate(contacts: Vec<ContactMetrics>, internal_forces: Option<f64>) -> ProblemMetrics {
-    let worst = |f: fn(&ContactMetrics) -> f64| contacts.iter().map(f).fold(0.0, f64::max);
+/// Worst contact of every metric; `finite` is false when `λ` or `c` holds a non-finite
+/// value, which makes every residual NaN (a contact's parts can hide an infinity: the
+/// distance of an infinite vector to a cone is NaN or 0).
+fn aggregate(
+    contacts: Vec<ContactMetrics>,
+    internal_forces: Option<f64>,
+    finite: bool,
+) -> ProblemMetrics {
+    let worst = |f: fn(&ContactMetrics) -> f64| {
+        if finite {
+            contacts.iter().map(f).fold(0.0, max_nan)
+        } else {
+            f64::NAN
+        }
+    };
     ProblemMetrics {
         primal_feasibility: worst(|m| m.primal_feasibility),
         dual_feasibility: worst(|m| m.dual_feasibility),
         complementarity: worst(|m| m.complementarity),
+        relative_criterion: worst(|m| m.relative_criterion),
         ncp_criterion: worst(|m| m.ncp_criterion),
         ccp_residual: worst(|m| m.ccp_residual),
         lcp_residual: worst(|m| m.lcp_residual),
         raisim_residual: worst(|m| m.raisim_residual),
-        signorini_violation: contacts
-            .iter()
-            .fold(SignoriniViolation::default(), |acc, m| {
-                acc.max_with(&m.signorini_violation)
-            }),
+        signorini_violation: if finite {
+            contacts
+                .iter()
+                .fold(SignoriniViolation::default(), |acc, m| {
+                    acc.max_with(&m.signorini_violation)
+                })
+        } else {
+            SignoriniViolation {
+                complementarity: f64::NAN,
+                penetration_velocity: f64::NAN,
+            }
+        },
         mdp_violation: worst(|m| m.mdp_violation.unwrap_or(0.0)),
         sliding_contacts: contacts.iter().filter(|m| m.sliding).count(),
         internal_forces,
+        internal_forces_required: None,
+        internal_forces_spurious: None,
         contacts,
     }
 }
@@ -223,6 +316,22 @@ mod tests {
         // G_NT = 0: RaiSim's d equals λ_T, so its residual vanishes too.
         assert!(m.raisim_residual < 1e-15);
         assert_eq!(m.internal_forces, None);
+        assert_eq!(m.relative_criterion, 0.0);
+    }
+
+    #[test]
+    fn a_nan_answer_has_nan_metrics_never_zero() {
+        // ccp-newton's answer on G = I, g = (1e308, 0, −1) was (NaN, NaN, inf).
+        let Ok(p) = single_contact(0.5, Matrix3::identity(), Vector3::new(0.0, 0.0, -1.0)) else {
+            panic!("valid problem");
+        };
+        let m = compute_metrics(
+            &p,
+            &DVector::from_vec(vec![f64::NAN, f64::NAN, f64::INFINITY]),
+        );
+        for (name, value) in ProblemMetrics::COLUMNS.iter().zip(m.column_values()) {
+            assert!(value.is_nan(), "{name} = {value}");
+        }
     }
 
     #[test]

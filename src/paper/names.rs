@@ -11,8 +11,10 @@ use crate::metrics::ProblemMetrics;
 /// problem's units: N·s, m/s and their product).
 pub const CRITERION: &str = "ncp_criterion";
 
-/// Internal forces: the norm of the part of `λ` in `null(Jᵀ)` (N·s).
-pub const INTERNAL_FORCES: &str = "internal_forces";
+/// Spurious internal forces (N·s): the distance from `λ` to the answer of least internal
+/// force among those of the same model with the same `Jᵀλ` (docs/ruler.md), i.e. the
+/// internal forces the solver injected beyond what the model requires.
+pub const INTERNAL_FORCES: &str = "internal_forces_spurious";
 
 /// The CCP residual (the CCP solvers' own model).
 pub const CCP_RESIDUAL: &str = "ccp_residual";

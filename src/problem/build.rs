@@ -138,8 +138,8 @@ pub fn assemble(
     let mu = DVector::from_iterator(n, contacts.iter().map(|c| c.mu));
     let compliance =
         (params.compliance > 0.0).then(|| DVector::from_element(3 * n, params.compliance));
-    let problem =
-        ContactProblem::new(delassus, g, mu, compliance)?.with_jacobian(jacobian.clone())?;
+    let problem = ContactProblem::from_assembly(delassus, g, mu, compliance)?
+        .with_jacobian(jacobian.clone())?;
     Ok(AssembledProblem { problem, minv_jt })
 }
 

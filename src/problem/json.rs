@@ -8,7 +8,7 @@
 //!   "mu": [0.5],
 //!   "R": [0.0, 0.0, 0.0],
 //!   "lambda": [0.0, 0.0, 1.0],
-//!   "solver": {"solver": "ncp-admm", "eps_abs": 1e-8, "rho": 1e-3}
+//!   "solver": {"solver": "ncp-admm", "eps_rel": 1e-8, "rho": 1e-3}
 //! }
 //! ```
 //!

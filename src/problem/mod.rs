@@ -38,8 +38,23 @@ pub enum ProblemError {
         /// Where, as `i` or `(i, j)`.
         index: String,
     },
-    /// `G` is not symmetric.
-    #[error("G is not symmetric: |G[{i},{j}] - G[{j},{i}]| = {gap:e}")]
+    /// A field holds a value so large that products of two such values overflow.
+    #[error("{field}: |{field}[{index}]| = {value:e} exceeds {limit:e} (products would overflow)")]
+    Magnitude {
+        /// The field.
+        field: &'static str,
+        /// Where, as `i` or `(i, j)`.
+        index: String,
+        /// The value.
+        value: f64,
+        /// The largest magnitude accepted, [`MAGNITUDE_LIMIT`].
+        limit: f64,
+    },
+    /// `G` is far from symmetric (more than round-off of assembly or printing).
+    #[error(
+        "G is not symmetric: |G[{i},{j}] - G[{j},{i}]| = {gap:e}, {relative:.2e} of max|G| \
+         (at most {tolerance:e} is taken as round-off and symmetrized)"
+    )]
     Asymmetric {
         /// Row.
         i: usize,
@@ -47,12 +62,23 @@ pub enum ProblemError {
         j: usize,
         /// The asymmetry.
         gap: f64,
+        /// `gap / max|G|`.
+        relative: f64,
+        /// The relative asymmetry accepted, [`SYMMETRY_TOLERANCE`].
+        tolerance: f64,
     },
     /// `G` has a clearly negative eigenvalue.
-    #[error("G is not positive semi-definite: smallest eigenvalue {min_eigenvalue:e}")]
+    #[error(
+        "G is not positive semi-definite: smallest eigenvalue {min_eigenvalue:e}, \
+         {relative:.2e} of ‖G‖_F (down to -{tolerance:e} is taken as round-off)"
+    )]
     Indefinite {
-        /// The smallest eigenvalue found.
+        /// The smallest eigenvalue found (of the symmetrized `G`).
         min_eigenvalue: f64,
+        /// `min_eigenvalue / ‖G‖_F`.
+        relative: f64,
+        /// The relative negative eigenvalue accepted, [`PSD_TOLERANCE`].
+        tolerance: f64,
     },
     /// A friction coefficient or compliance is negative.
     #[error("{field}[{index}] = {value} is negative")]
@@ -66,10 +92,61 @@ pub enum ProblemError {
     },
 }
 
-/// Relative tolerance on the symmetry of `G`.
-const SYMMETRY_TOLERANCE: f64 = 1e-9;
-/// Relative tolerance on negative eigenvalues of `G`.
-const PSD_TOLERANCE: f64 = 1e-9;
+/// What [`ContactProblem::new`] changed or tolerated in the data it was given.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(tag = "note", rename_all = "snake_case")]
+pub enum ValidationNote {
+    /// `G` was slightly asymmetric and was replaced by `(G + Gᵀ)/2`.
+    Symmetrized {
+        /// `max |G_ij − G_ji|` before.
+        max_gap: f64,
+        /// The same, divided by `max |G_ij|`.
+        relative_gap: f64,
+    },
+    /// The (symmetrized) `G` has small negative eigenvalues, taken as round-off.
+    NegativeEigenvalueTolerated {
+        /// The smallest eigenvalue.
+        min_eigenvalue: f64,
+        /// The same, divided by `‖G‖_F`.
+        relative: f64,
+    },
+}
+
+impl std::fmt::Display for ValidationNote {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ValidationNote::Symmetrized {
+                max_gap,
+                relative_gap,
+            } => write!(
+                f,
+                "G symmetrized as (G + G^T)/2: max |G_ij - G_ji| was {max_gap:.3e} \
+                 ({relative_gap:.2e} of max |G|)"
+            ),
+            ValidationNote::NegativeEigenvalueTolerated {
+                min_eigenvalue,
+                relative,
+            } => write!(
+                f,
+                "G has a small negative eigenvalue {min_eigenvalue:.3e} ({relative:.2e} of \
+                 ‖G‖_F), taken as round-off"
+            ),
+        }
+    }
+}
+
+/// Largest magnitude accepted in any field (`G`, `g`, `R`, `μ`, a warm start): the product
+/// of two such numbers, `1e300`, still fits in an `f64`.
+pub const MAGNITUDE_LIMIT: f64 = 1e150;
+/// Asymmetry of `G`, relative to `max |G_ij|`, taken as round-off and symmetrized; more is
+/// refused. An iteratively reduced FCLIB matrix (LMGC, conjugate gradient at rtol 1e-2) is
+/// 1.8e-3 asymmetric; a wrong reduction of the same data (M's lower triangle missing) is
+/// 0.16 (tests/problem_validation.rs).
+pub const SYMMETRY_TOLERANCE: f64 = 1e-2;
+/// Negative eigenvalue of `G`, relative to `‖G‖_F`, taken as round-off; more is refused.
+/// ContactBench's rank-deficient test matrices printed to 8-9 digits reach -7.2e-9
+/// relative to their largest eigenvalue (tests/data/contactbench/).
+pub const PSD_TOLERANCE: f64 = 1e-6;
 
 /// The buffers of a [`ContactProblem`], from [`ContactProblem::into_parts`].
 #[derive(Debug, Clone, Default)]
@@ -94,81 +171,132 @@ pub struct ContactProblem {
     mu: DVector<f64>,
     compliance: Option<DVector<f64>>,
     jacobian: Option<DMatrix<f64>>,
+    velocity_scale: f64,
+    impulse_floor: f64,
+    notes: Vec<ValidationNote>,
 }
 
 impl ContactProblem {
-    /// Builds and validates a problem: sizes, finiteness, symmetry and positive
-    /// semi-definiteness of `G`, `μ ≥ 0`, `R ≥ 0`. Zero contacts is a valid empty problem.
+    /// The door for problems from files and other tools: checks sizes, finiteness and
+    /// magnitudes (at most [`MAGNITUDE_LIMIT`]) of every field, `μ ≥ 0`, `R ≥ 0`; replaces
+    /// a `G` whose asymmetry is at most [`SYMMETRY_TOLERANCE`] of `max |G|` by
+    /// `(G + Gᵀ)/2`; accepts negative eigenvalues down to `-PSD_TOLERANCE ‖G‖_F`
+    /// (round-off of printed matrices). What it changed or tolerated is in
+    /// [`ContactProblem::validation_notes`]. Zero contacts is a valid empty problem.
     pub fn new(
         delassus: DMatrix<f64>,
         free_velocity: DVector<f64>,
         mu: DVector<f64>,
         compliance: Option<DVector<f64>>,
     ) -> Result<Self, ProblemError> {
-        let n = mu.len();
-        let dim = 3 * n;
-        check_size("mu", n, mu.len())?;
-        check_finite_vector("mu", &mu)?;
-        if delassus.nrows() != dim || delassus.ncols() != dim {
-            return Err(ProblemError::Size {
-                field: "G",
-                expected: format!("{dim}x{dim} (3 x {n} contacts)"),
-                got: format!("{}x{}", delassus.nrows(), delassus.ncols()),
-            });
-        }
-        check_size("g", dim, free_velocity.len())?;
+        check_sizes(&delassus, &free_velocity, &mu, compliance.as_ref())?;
         check_finite_matrix("G", &delassus)?;
         check_finite_vector("g", &free_velocity)?;
+        check_finite_vector("mu", &mu)?;
+        check_magnitude("G", delassus.iter().copied(), delassus.nrows())?;
+        check_magnitude_vector("g", &free_velocity)?;
+        check_magnitude_vector("mu", &mu)?;
         check_nonnegative("mu", &mu)?;
         if let Some(r) = &compliance {
-            check_size("R", dim, r.len())?;
             check_finite_vector("R", r)?;
+            check_magnitude_vector("R", r)?;
             check_nonnegative("R", r)?;
         }
-        check_symmetric(&delassus)?;
-        check_positive_semidefinite(&delassus)?;
-        Ok(Self {
-            delassus,
-            free_velocity,
-            mu,
-            compliance,
-            jacobian: None,
-        })
+        let mut notes = Vec::new();
+        let delassus = symmetrized(delassus, &mut notes)?;
+        check_positive_semidefinite(&delassus, &mut notes)?;
+        let mut problem = Self::from_parts(delassus, free_velocity, mu, compliance);
+        problem.notes = notes;
+        Ok(problem)
     }
 
-    /// The simulator's door: a problem assembled as `G = J M⁻¹ Jᵀ`, symmetric and PSD by
-    /// construction, is checked for sizes and finiteness only (no symmetry test, no
-    /// eigen-decomposition); files and users go through [`ContactProblem::new`].
+    /// The simulator's door, where `G = J M⁻¹ Jᵀ` is symmetric positive semi-definite by
+    /// construction: checks sizes, finiteness and signs (`μ ≥ 0`, `R ≥ 0`) only, in time
+    /// linear in the data (no eigen-decomposition, no symmetrization).
     pub fn from_assembly(
         delassus: DMatrix<f64>,
         free_velocity: DVector<f64>,
         mu: DVector<f64>,
         compliance: Option<DVector<f64>>,
     ) -> Result<Self, ProblemError> {
-        let n = mu.len();
-        let dim = 3 * n;
-        if delassus.nrows() != dim || delassus.ncols() != dim {
-            return Err(ProblemError::Size {
-                field: "G",
-                expected: format!("{dim}x{dim} (3 x {n} contacts)"),
-                got: format!("{}x{}", delassus.nrows(), delassus.ncols()),
-            });
-        }
-        check_size("g", dim, free_velocity.len())?;
-        check_finite_vector("mu", &mu)?;
+        check_sizes(&delassus, &free_velocity, &mu, compliance.as_ref())?;
         check_finite_matrix("G", &delassus)?;
         check_finite_vector("g", &free_velocity)?;
+        check_finite_vector("mu", &mu)?;
+        check_nonnegative("mu", &mu)?;
         if let Some(r) = &compliance {
-            check_size("R", dim, r.len())?;
             check_finite_vector("R", r)?;
+            check_nonnegative("R", r)?;
         }
-        Ok(Self {
+        Ok(Self::from_parts(delassus, free_velocity, mu, compliance))
+    }
+
+    fn from_parts(
+        delassus: DMatrix<f64>,
+        free_velocity: DVector<f64>,
+        mu: DVector<f64>,
+        compliance: Option<DVector<f64>>,
+    ) -> Self {
+        let velocity_scale = free_velocity.amax();
+        let mut problem = Self {
             delassus,
             free_velocity,
             mu,
             compliance,
             jacobian: None,
-        })
+            velocity_scale,
+            impulse_floor: 0.0,
+            notes: Vec::new(),
+        };
+        problem.impulse_floor = problem.compute_impulse_floor();
+        problem
+    }
+
+    /// `v_s / max_k (G + R)_kk`, 0 when `G + R` has no positive diagonal entry.
+    fn compute_impulse_floor(&self) -> f64 {
+        let largest = (0..self.dim()).fold(0.0_f64, |m, k| {
+            let r = self.compliance.as_ref().map_or(0.0, |r| r[k]);
+            m.max(self.delassus[(k, k)] + r)
+        });
+        if largest > 0.0 {
+            self.velocity_scale / largest
+        } else {
+            0.0
+        }
+    }
+
+    /// What [`ContactProblem::new`] changed or tolerated (empty for a clean problem and
+    /// for [`ContactProblem::from_assembly`]).
+    pub fn validation_notes(&self) -> &[ValidationNote] {
+        &self.notes
+    }
+
+    /// `v_s = ‖g‖∞` (m/s), the velocity scale of the relative criterion.
+    pub fn velocity_scale(&self) -> f64 {
+        self.velocity_scale
+    }
+
+    /// `v_s / max_k (G + R)_kk` (N·s): the impulse that changes a velocity by `v_s` through
+    /// the stiffest diagonal entry, the smallest impulse scale `λ_s` of the relative
+    /// criterion (docs/ruler.md: without it, a take-off answer with `λ ≈ 1e-11` scores
+    /// `r ≈ 1`). 0 when `G + R` has no positive diagonal entry.
+    pub fn impulse_floor(&self) -> f64 {
+        self.impulse_floor
+    }
+
+    /// The same problem with `extra` added to its diagonal compliance (`3n`, `≥ 0`): how
+    /// a solver that softens the problem (ccp-newton) measures its own answers.
+    pub fn with_added_compliance(&self, extra: &DVector<f64>) -> Result<Self, ProblemError> {
+        check_size("R", self.dim(), extra.len())?;
+        check_finite_vector("R", extra)?;
+        check_nonnegative("R", extra)?;
+        let mut softer = self.clone();
+        softer.compliance = Some(match &self.compliance {
+            Some(r) => r + extra,
+            None => extra.clone(),
+        });
+        softer.impulse_floor = softer.compute_impulse_floor();
+        Ok(softer)
     }
 
     /// Attaches the contact Jacobian `J` (`3n × nv`), used by metrics such as the
@@ -263,17 +391,29 @@ impl ContactProblem {
 
     /// Contact velocity `c = (G + R) λ + g`.
     pub fn velocity(&self, lambda: &DVector<f64>) -> DVector<f64> {
-        let mut c = &self.delassus * lambda + &self.free_velocity;
-        if let Some(r) = &self.compliance {
-            c += r.component_mul(lambda);
-        }
+        let mut c = DVector::zeros(self.dim());
+        self.velocity_into(lambda, &mut c);
         c
     }
 
-    /// Checks that a force vector (warm start, reference) has size `3n` and finite entries.
+    /// [`ContactProblem::velocity`] into `c` (size `3n`), without allocating and with the
+    /// same arithmetic, so that a solver's last iterate and its report agree to the bit.
+    pub fn velocity_into(&self, lambda: &DVector<f64>, c: &mut DVector<f64>) {
+        c.copy_from(&self.free_velocity);
+        c.gemv(1.0, &self.delassus, lambda, 1.0);
+        if let Some(r) = &self.compliance {
+            for (ci, (ri, li)) in c.iter_mut().zip(r.iter().zip(lambda.iter())) {
+                *ci += ri * li;
+            }
+        }
+    }
+
+    /// Checks that a force vector (warm start, reference) has size `3n`, finite entries
+    /// and magnitudes at most [`MAGNITUDE_LIMIT`].
     pub fn check_lambda(&self, lambda: &DVector<f64>) -> Result<(), ProblemError> {
         check_size("lambda", self.dim(), lambda.len())?;
-        check_finite_vector("lambda", lambda)
+        check_finite_vector("lambda", lambda)?;
+        check_magnitude_vector("lambda", lambda)
     }
 }
 
@@ -287,6 +427,28 @@ pub fn set_contact_vector(x: &mut DVector<f64>, i: usize, v: &Vector3<f64>) {
     x[3 * i] = v.x;
     x[3 * i + 1] = v.y;
     x[3 * i + 2] = v.z;
+}
+
+fn check_sizes(
+    delassus: &DMatrix<f64>,
+    free_velocity: &DVector<f64>,
+    mu: &DVector<f64>,
+    compliance: Option<&DVector<f64>>,
+) -> Result<(), ProblemError> {
+    let n = mu.len();
+    let dim = 3 * n;
+    if delassus.nrows() != dim || delassus.ncols() != dim {
+        return Err(ProblemError::Size {
+            field: "G",
+            expected: format!("{dim}x{dim} (3 x {n} contacts)"),
+            got: format!("{}x{}", delassus.nrows(), delassus.ncols()),
+        });
+    }
+    check_size("g", dim, free_velocity.len())?;
+    if let Some(r) = compliance {
+        check_size("R", dim, r.len())?;
+    }
+    Ok(())
 }
 
 fn check_size(field: &'static str, expected: usize, got: usize) -> Result<(), ProblemError> {
@@ -312,17 +474,42 @@ fn check_finite_vector(field: &'static str, x: &DVector<f64>) -> Result<(), Prob
 }
 
 fn check_finite_matrix(field: &'static str, m: &DMatrix<f64>) -> Result<(), ProblemError> {
-    for j in 0..m.ncols() {
-        for i in 0..m.nrows() {
-            if !m[(i, j)].is_finite() {
-                return Err(ProblemError::NonFinite {
-                    field,
-                    index: format!("({i}, {j})"),
-                });
-            }
+    match m.iter().position(|v| !v.is_finite()) {
+        Some(k) => Err(ProblemError::NonFinite {
+            field,
+            index: format!("({}, {})", k % m.nrows(), k / m.nrows()),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Refuses an entry beyond [`MAGNITUDE_LIMIT`]; `values` in column-major order, `rows` the
+/// row count (1 for a vector) to name the entry.
+fn check_magnitude(
+    field: &'static str,
+    values: impl Iterator<Item = f64>,
+    rows: usize,
+) -> Result<(), ProblemError> {
+    for (k, value) in values.enumerate() {
+        if value.abs() > MAGNITUDE_LIMIT {
+            let index = if rows > 1 {
+                format!("{}, {}", k % rows, k / rows)
+            } else {
+                k.to_string()
+            };
+            return Err(ProblemError::Magnitude {
+                field,
+                index,
+                value,
+                limit: MAGNITUDE_LIMIT,
+            });
         }
     }
     Ok(())
+}
+
+fn check_magnitude_vector(field: &'static str, x: &DVector<f64>) -> Result<(), ProblemError> {
+    check_magnitude(field, x.iter().copied(), 1)
 }
 
 fn check_nonnegative(field: &'static str, x: &DVector<f64>) -> Result<(), ProblemError> {
@@ -336,27 +523,69 @@ fn check_nonnegative(field: &'static str, x: &DVector<f64>) -> Result<(), Proble
     }
 }
 
-fn check_symmetric(g: &DMatrix<f64>) -> Result<(), ProblemError> {
-    let scale = g.amax().max(1.0);
+/// `(G + Gᵀ)/2` when `G`'s asymmetry is round-off-sized ([`SYMMETRY_TOLERANCE`] of
+/// `max |G|`), noting what was done; an error otherwise.
+fn symmetrized(
+    g: DMatrix<f64>,
+    notes: &mut Vec<ValidationNote>,
+) -> Result<DMatrix<f64>, ProblemError> {
+    let scale = g.amax();
+    let mut worst = (0, 0, 0.0);
     for i in 0..g.nrows() {
         for j in (i + 1)..g.ncols() {
             let gap = (g[(i, j)] - g[(j, i)]).abs();
-            if gap > SYMMETRY_TOLERANCE * scale {
-                return Err(ProblemError::Asymmetric { i, j, gap });
+            if gap > worst.2 {
+                worst = (i, j, gap);
             }
         }
     }
-    Ok(())
+    let (i, j, gap) = worst;
+    if gap == 0.0 {
+        return Ok(g);
+    }
+    let relative = gap / scale;
+    if relative > SYMMETRY_TOLERANCE {
+        return Err(ProblemError::Asymmetric {
+            i,
+            j,
+            gap,
+            relative,
+            tolerance: SYMMETRY_TOLERANCE,
+        });
+    }
+    notes.push(ValidationNote::Symmetrized {
+        max_gap: gap,
+        relative_gap: relative,
+    });
+    Ok((&g + g.transpose()) * 0.5)
 }
 
-fn check_positive_semidefinite(g: &DMatrix<f64>) -> Result<(), ProblemError> {
-    if g.nrows() == 0 {
+/// Accepts a symmetric `G` whose smallest eigenvalue is at least `-PSD_TOLERANCE ‖G‖_F`.
+/// A Cholesky factorization proves definiteness cheaply; only a `G` it fails on (singular
+/// or indefinite) pays for the eigenvalues.
+fn check_positive_semidefinite(
+    g: &DMatrix<f64>,
+    notes: &mut Vec<ValidationNote>,
+) -> Result<(), ProblemError> {
+    if g.nrows() == 0 || g.clone().cholesky().is_some() {
         return Ok(());
     }
+    let scale = g.norm();
     let min_eigenvalue = g.clone().symmetric_eigenvalues().min();
-    if min_eigenvalue < -PSD_TOLERANCE * g.amax().max(1.0) {
-        Err(ProblemError::Indefinite { min_eigenvalue })
-    } else {
-        Ok(())
+    if min_eigenvalue >= 0.0 {
+        return Ok(());
     }
+    let relative = min_eigenvalue / scale;
+    if relative < -PSD_TOLERANCE {
+        return Err(ProblemError::Indefinite {
+            min_eigenvalue,
+            relative,
+            tolerance: PSD_TOLERANCE,
+        });
+    }
+    notes.push(ValidationNote::NegativeEigenvalueTolerated {
+        min_eigenvalue,
+        relative,
+    });
+    Ok(())
 }

@@ -39,11 +39,24 @@ pub fn spec_text(spec: &SolverSpec) -> String {
     let defaults = crate::solvers::SolverSettings::default();
     let mut parts: Vec<String> = Vec::new();
     let s = &spec.settings;
-    if s.eps_abs != defaults.eps_abs {
-        parts.push(format!("eps_abs={:e}", s.eps_abs));
+    if s.stop != defaults.stop {
+        parts.push(format!("stop={}", s.stop));
     }
-    if s.eps_rel != defaults.eps_rel {
-        parts.push(format!("eps_rel={:e}", s.eps_rel));
+    // Only the tolerance of the criterion in use: the other one would be refused.
+    match s.stop {
+        crate::solvers::Criterion::Relative if s.eps_rel != defaults.eps_rel => {
+            parts.push(format!("eps_rel={:e}", s.eps_rel));
+        }
+        crate::solvers::Criterion::Absolute if s.eps_abs != defaults.eps_abs => {
+            parts.push(format!("eps_abs={:e}", s.eps_abs));
+        }
+        _ => {}
+    }
+    if s.eps_step != defaults.eps_step {
+        parts.push(format!("eps_step={:e}", s.eps_step));
+    }
+    if let Some(t) = s.max_time {
+        parts.push(format!("max_time={t}"));
     }
     if s.max_iter != defaults.max_iter {
         parts.push(format!("max_iter={}", s.max_iter));

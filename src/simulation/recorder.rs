@@ -802,16 +802,10 @@ impl Recorder for RunWriter {
         row.extend(s.q.iter().copied().map(fmt_f64));
         row.extend(s.v.iter().copied().map(fmt_f64));
         row.push(s.contacts.len().to_string());
-        let values = s.metrics.column_values();
-        let internal = ProblemMetrics::COLUMNS
-            .iter()
-            .position(|c| *c == "internal_forces");
-        for (k, value) in values.iter().enumerate() {
-            let absent = !solved || (Some(k) == internal && s.metrics.internal_forces.is_none());
-            row.push(if absent {
-                String::new()
-            } else {
-                fmt_f64(*value)
+        for value in s.metrics.column_options() {
+            row.push(match value {
+                Some(v) if solved => fmt_f64(v),
+                _ => String::new(),
             });
         }
         row.extend([

@@ -22,7 +22,7 @@
 //!     cube: {position: [0, 0, 0.1], velocity: [1, 0, 0, 0, 0, 0]}
 //! simulation: {dt: 1e-3, duration: 0.5}
 //! solvers:
-//!   - {solver: ncp-admm, eps_abs: 1e-8}
+//!   - {solver: ncp-admm, eps_rel: 1e-8}
 //! ```
 
 use std::collections::BTreeMap;
@@ -116,8 +116,8 @@ pub struct Scenario {
     pub external_forces: Vec<ExternalForce>,
     /// Time stepping.
     pub simulation: SimulationSpec,
-    /// The solvers to compare: `ncp-admm`, `ncp-admm:eps_abs=1e-8` or
-    /// `{solver: ncp-admm, eps_abs: 1e-8}`.
+    /// The solvers to compare: `ncp-admm`, `ncp-admm:eps_rel=1e-8` or
+    /// `{solver: ncp-admm, eps_rel: 1e-8}`.
     pub solvers: Vec<SolverEntry>,
     /// An analytical solution to compare with, when there is one.
     #[serde(default)]
@@ -402,9 +402,9 @@ fn default_restitution_threshold() -> f64 {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum SolverEntry {
-    /// `ncp-admm` or `ncp-admm:eps_abs=1e-8,max_iter=200`.
+    /// `ncp-admm` or `ncp-admm:eps_rel=1e-8,max_iter=200`.
     Text(String),
-    /// `{solver: ncp-admm, eps_abs: 1e-8}`.
+    /// `{solver: ncp-admm, eps_rel: 1e-8}`.
     Map(Map<String, Value>),
 }
 
@@ -516,11 +516,12 @@ impl Scenario {
         (self.simulation.duration / self.simulation.dt).round() as usize
     }
 
-    /// The solver of a `--solver` text (`ncp-pgs`, `ncp-pgs:eps_abs=1e-6`), keeping this
+    /// The solver of a `--solver` text (`ncp-pgs`, `ncp-pgs:eps_rel=1e-6`), keeping this
     /// scenario's settings unless the text overrides them: the settings of the scenario's
     /// entry for the same solver id, else the settings shared by all its entries
-    /// (`eps_abs`, `max_iter`, … when every entry has the same value); then the text's
-    /// own `key=value` pairs.
+    /// (`eps_rel`, `max_iter`, … when every entry has the same value); then the text's
+    /// own `key=value` pairs. A text that sets `stop` drops the inherited tolerance of the
+    /// other criterion (it would be refused as unused).
     pub fn solver_override(&self, text: &str) -> Result<SolverSpec, crate::solvers::SolverError> {
         let explicit = spec_map(text)?;
         let id = explicit.get("solver").cloned().unwrap_or(Value::Null);
@@ -548,6 +549,15 @@ impl Scenario {
                 shared
             }
         };
+        if let Some(stop) = explicit.get("stop").and_then(Value::as_str) {
+            if let Ok(stop) = stop.parse::<crate::solvers::Criterion>() {
+                let other = match stop {
+                    crate::solvers::Criterion::Relative => "eps_abs",
+                    crate::solvers::Criterion::Absolute => "eps_rel",
+                };
+                map.remove(other);
+            }
+        }
         map.extend(explicit);
         SolverSpec::from_map(map)
     }

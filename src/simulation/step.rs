@@ -30,7 +30,7 @@ use super::world::{ActuationWorkspace, World};
 use crate::collision::{CollisionError, ContactDetector, ContactSettings, DetectionOutcomes};
 use crate::dynamics::{self, Data, DynamicsError, MassLtdl, Se3};
 use crate::metrics::energy::MechanicalEnergy;
-use crate::metrics::{compute_metrics, ProblemMetrics};
+use crate::metrics::{compute_model_metrics, ProblemMetrics};
 use crate::problem::build::{free_velocity_change, ContactAssembly, ContactState};
 use crate::problem::{contact_vector, set_contact_vector, ContactProblem, ProblemError};
 use crate::solvers::{ContactSolver, SolveStatus, SolverError};
@@ -581,7 +581,7 @@ impl Simulator {
             Some(problem) => {
                 let metrics = match self.metrics {
                     StepMetrics::None => ProblemMetrics::default(),
-                    _ => compute_metrics(problem, &self.lambda),
+                    _ => compute_model_metrics(problem, &self.lambda, self.solver.model()),
                 };
                 (self.contact_records(problem), metrics)
             }

@@ -2,7 +2,8 @@
 //! at every value, and its integral consistency error (design.md §5) is computed against
 //! the same solver's reference run: `Δt = 0.1 ms` for the time-step study, `eps_abs =
 //! 1e-9` (at the scenario's `Δt`) for the tolerance study. In the tolerance study every
-//! run has `eps_rel = 0`, so that `eps_abs` alone stops the solver.
+//! run stops on the paper's absolute criterion (`stop = absolute`) with `eps_step = 0`,
+//! so that `eps_abs` alone stops the solver.
 
 use nalgebra::Vector3;
 use rayon::prelude::*;
@@ -76,8 +77,9 @@ fn configure(
     match kind {
         SweepKind::TimeStep => scenario.simulation.dt = value,
         SweepKind::Tolerance => {
+            spec.settings.stop = crate::solvers::Criterion::Absolute;
             spec.settings.eps_abs = value;
-            spec.settings.eps_rel = 0.0;
+            spec.settings.eps_step = 0.0;
         }
     }
     (scenario, spec)

@@ -15,13 +15,19 @@
 //!
 //! ρ starts from the spectral rule `ρ = √(L m) (L/m)^p` (`L` the largest eigenvalue of
 //! `G + R` by power iteration, `m = μ_prox + min R`, `p = rho_power`) and is multiplied or
-//! divided by `(L/m)^{rho_power_factor}` when the ADMM primal residual `‖x − y‖∞` exceeds
-//! `ratio_primal_dual` times the dual residual `‖ρ̄ (y − y⁻) + μ_prox (x − x⁻)‖∞`, or
-//! conversely. The Cholesky factor of `G + R + (μ_prox + ρ̄) I` is recomputed only then.
-//! The iteration stops on the model's own residual (NCP criterion or CCP residual) at `y`,
-//! checked every iteration. The relative step is not a stopping test here: a large ρ makes
-//! the steps tiny far from the solution (we measured false stops at residuals 100× above
-//! `eps_abs` on random problems), and Pinocchio makes the same choice.
+//! divided by `(L/m)^{rho_power_factor}` when the ADMM primal residual `‖x − y‖∞ / λ_s`
+//! exceeds `ratio_primal_dual` times the dual residual
+//! `‖ρ̄ (y − y⁻) + μ_prox (x − x⁻)‖∞ / v_s`, or conversely. Both are divided by the scales
+//! of the relative criterion (`λ_s = ‖y‖∞`, `v_s = ‖g‖∞`; Pinocchio compares the raw
+//! impulse and velocity, which makes the iteration depend on the units), and the proximal
+//! weight is `μ_prox = mu_prox · L` (Pinocchio's is absolute): the iterates are then
+//! invariant to the units of impulse and velocity (docs/ruler.md). The Cholesky factor of
+//! `G + R + (μ_prox + ρ̄) I` is recomputed only when ρ changes.
+//! The iteration stops on the model's criterion named by `stop` (NCP or CCP) at `y`,
+//! checked every iteration; a warm start is returned at once only if it passes the same
+//! test. The relative step is not a stopping test here: a large ρ makes the steps tiny far
+//! from the solution (we measured false stops at residuals 100× above the tolerance on
+//! random problems), and Pinocchio makes the same choice.
 
 use std::time::Instant;
 
@@ -30,7 +36,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::factor::RegularizedCholesky;
-use super::support::{all_finite, solve_checked, ModelResidual};
+use super::support::{
+    all_finite, iterate_status, model_criteria, passes, solve_checked, stopping_status, Criteria,
+};
 use super::{
     parse_params, ContactModel, ContactSolver, SolveReport, SolveStatus, SolverError, SolverId,
     SolverSettings,
@@ -38,11 +46,15 @@ use super::{
 use crate::problem::cones::{de_saxce_correction, project_dual_ice_cream, project_ice_cream};
 use crate::problem::{contact_vector, set_contact_vector, ContactProblem};
 
+/// How far ρ may move from the largest eigenvalue of `G + R`, either way.
+const RHO_RANGE: f64 = 1e12;
+
 /// Parameters of the ADMM solvers (names as in Pinocchio's `ADMMContactSolver`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct AdmmParams {
-    /// Initial ρ; when absent, the spectral rule `√(L m) (L/m)^rho_power`. Default: absent.
+    /// Initial ρ (in the units of `G`); when absent, the spectral rule
+    /// `√(L m) (L/m)^rho_power`. Default: absent.
     pub rho: Option<f64>,
     /// Exponent `p` of the spectral rule. Default `0.2`.
     pub rho_power: f64,
@@ -51,7 +63,8 @@ pub struct AdmmParams {
     /// Imbalance between primal and dual ADMM residuals that triggers a ρ update.
     /// Default `10`.
     pub ratio_primal_dual: f64,
-    /// Proximal regularization `μ_prox` (keeps `G + μ_prox I` definite). Default `1e-6`.
+    /// Proximal regularization relative to the largest eigenvalue `L` of `G + R`: the
+    /// iteration uses `μ_prox = mu_prox · L` (keeps `G + μ_prox I` definite). Default `1e-6`.
     pub mu_prox: f64,
     /// Scaling `τ ∈ ]0, 1]` of the penalty, `ρ̄ = τ ρ`. Default `0.5`.
     pub tau: f64,
@@ -159,11 +172,11 @@ impl<const DE_SAXCE: bool> AdmmSolver<DE_SAXCE> {
         SolverId::CcpAdmm
     };
 
-    /// The residual it stops on: NCP criterion or CCP residual.
-    const RESIDUAL: ModelResidual = if DE_SAXCE {
-        ModelResidual::Ncp
+    /// The model it solves and stops on: NCP or CCP.
+    const MODEL: ContactModel = if DE_SAXCE {
+        ContactModel::Ncp
     } else {
-        ModelResidual::Ccp
+        ContactModel::Ccp
     };
 
     /// A solver with the given settings and parameters (checked).
@@ -200,7 +213,7 @@ impl<const DE_SAXCE: bool> ContactSolver for AdmmSolver<DE_SAXCE> {
     }
 
     fn model(&self) -> ContactModel {
-        Self::RESIDUAL.model()
+        Self::MODEL
     }
 
     fn settings(&self) -> &SolverSettings {
@@ -216,14 +229,14 @@ impl<const DE_SAXCE: bool> ContactSolver for AdmmSolver<DE_SAXCE> {
         problem: &ContactProblem,
         warm_start: Option<&DVector<f64>>,
     ) -> Result<SolveReport, SolverError> {
-        solve_checked(problem, warm_start, self.settings.record_history, |start| {
+        solve_checked(problem, Self::MODEL, &self.settings, warm_start, |start| {
             Ok(solve_admm(
                 problem,
                 warm_start,
                 &self.settings,
                 &self.params,
                 &mut self.state,
-                Self::RESIDUAL,
+                Self::MODEL,
                 start,
             ))
         })
@@ -329,24 +342,43 @@ fn dual_residual(
     })
 }
 
+/// `numerator / scale`, 0 when the numerator is 0.
+fn scaled(numerator: f64, scale: f64) -> f64 {
+    if numerator == 0.0 {
+        0.0
+    } else {
+        numerator / scale
+    }
+}
+
 /// Runs the ADMM iteration of the module doc on `problem` (with contacts, warm start
-/// checked), stopping on `model`'s residual; `start` is when the solve began.
+/// checked), stopping on `model`'s criterion; `start` is when the solve began.
 fn solve_admm(
     problem: &ContactProblem,
     warm_start: Option<&DVector<f64>>,
     settings: &SolverSettings,
     params: &AdmmParams,
     state: &mut AdmmState,
-    model: ModelResidual,
+    model: ContactModel,
     start: Instant,
 ) -> SolveReport {
+    let finish = |lambda, status, iterations, history| {
+        SolveReport::finish(
+            problem, model, settings, lambda, status, iterations, start, history,
+        )
+    };
     let dim = problem.dim();
-    let de_saxce = model == ModelResidual::Ncp;
+    let de_saxce = model == ContactModel::Ncp;
     let delassus = problem.effective_delassus();
     let largest = largest_eigenvalue(&delassus, params.power_iterations);
     let min_compliance = problem.compliance().map_or(0.0, |r| r.min());
-    let smallest = params.mu_prox + min_compliance;
-    let cond = (largest / smallest).max(1.0);
+    let mu_prox = params.mu_prox * largest.max(min_compliance);
+    let smallest = mu_prox + min_compliance;
+    let cond = if smallest > 0.0 {
+        (largest / smallest).max(1.0)
+    } else {
+        1.0
+    };
     let rho_increment = cond.powf(params.rho_power_factor);
     let reused_rho = match (warm_start, state.last_rho) {
         (Some(_), Some((d, rho))) if d == dim => Some(rho),
@@ -358,10 +390,29 @@ fn solve_admm(
     state.factor.set_matrix(delassus.clone());
 
     let g = problem.free_velocity();
+    let velocity_scale = problem.velocity_scale();
     let alpha = settings.over_relaxation;
     let mut x = warm_start.cloned().unwrap_or_else(|| DVector::zeros(dim));
     let mut y = DVector::zeros(dim);
     project_primal(problem, &x, &mut y);
+    let mut history = settings.record_history.then(Vec::new);
+    if warm_start.is_some() {
+        // A warm start is returned as it is only if it passes the stopping test.
+        let criteria = model_criteria(model, problem, &y, &problem.velocity(&y));
+        if passes(&criteria, settings) {
+            state.last_rho = Some((dim, rho));
+            return finish(y, SolveStatus::Converged, 0, history);
+        }
+    }
+    if !(rho.is_finite() && rho > 0.0) {
+        let what = format!("penalty rho = {rho:e} (largest eigenvalue of G + R {largest:e})");
+        return finish(
+            y,
+            SolveStatus::NumericalError { iteration: 0, what },
+            0,
+            history,
+        );
+    }
     // A warm start keeps the previous dual variable, as Pinocchio does.
     let mut z = match (warm_start, state.last_dual.take()) {
         (Some(_), Some(z)) if z.len() == dim => z,
@@ -373,27 +424,15 @@ fn solve_admm(
     let mut c = DVector::zeros(dim);
     let mut x_prev = x.clone();
     let mut y_prev = y.clone();
-    let mut history = settings.record_history.then(Vec::new);
     let mut status = SolveStatus::MaxIterations;
-    let mut residual = f64::INFINITY;
     let mut iterations = 0;
-    if warm_start.is_some() {
-        // A warm start that already meets the tolerance is returned as it is.
-        residual = model.eval(problem, &y, &problem.velocity(&y));
-        if residual <= settings.eps_abs {
-            status = SolveStatus::Converged;
-        }
-    }
 
     for k in 1..=settings.max_iter {
-        if status.is_converged() {
-            break;
-        }
         iterations = k;
         let penalty = params.tau * rho;
-        let prox = params.mu_prox + penalty;
-        if let Err(reason) = state.factor.set_shift(prox) {
-            status = SolveStatus::Failed(format!("{reason} at iteration {k}"));
+        let prox = mu_prox + penalty;
+        if let Err(what) = state.factor.set_shift(prox) {
+            status = SolveStatus::NumericalError { iteration: k, what };
             break;
         }
         x_prev.copy_from(&x);
@@ -403,7 +442,7 @@ fn solve_admm(
         rhs.copy_from(g);
         rhs += &s;
         rhs.axpy(-penalty, &y, 1.0);
-        rhs.axpy(-params.mu_prox, &x_prev, 1.0);
+        rhs.axpy(-mu_prox, &x_prev, 1.0);
         rhs -= &z;
         rhs.neg_mut();
         state.factor.solve_mut(&mut rhs);
@@ -420,33 +459,47 @@ fn solve_admm(
         rhs -= &y;
         z.axpy(-penalty, &rhs, 1.0);
 
-        if !(all_finite(&y) && all_finite(&z)) {
-            status = SolveStatus::Failed(format!("diverged at iteration {k}"));
+        let failure = iterate_status(&y, k, "forces").or_else(|| {
+            iterate_status(&z, k, "dual variable").map(|status| match status {
+                SolveStatus::Diverged { .. } => SolveStatus::Diverged { iteration: k },
+                other => other,
+            })
+        });
+        if let Some(failed) = failure {
+            status = failed;
+            y.copy_from(&y_prev);
             break;
         }
-        c.copy_from(g);
-        c.gemv(1.0, &delassus, &y, 1.0);
-        residual = model.eval(problem, &y, &c);
+        problem.velocity_into(&y, &mut c);
+        let criteria: Criteria = model_criteria(model, problem, &y, &c);
         if let Some(h) = history.as_mut() {
-            h.push(residual);
+            h.push(settings.stop.pick(&criteria));
         }
-        if residual <= settings.eps_abs {
-            status = SolveStatus::Converged;
+        // The relative step is not a stopping test here (module doc): an infinite step.
+        if let Some(stop) = stopping_status(&criteria, f64::INFINITY, settings, k, start) {
+            status = stop;
             break;
         }
-        let primal = max_abs_difference(&x, &y);
-        let dual = dual_residual(penalty, params.mu_prox, (&y, &y_prev), (&x, &x_prev));
+        let impulse_scale = y.amax();
+        let primal = scaled(max_abs_difference(&x, &y), impulse_scale);
+        let dual = scaled(
+            dual_residual(penalty, mu_prox, (&y, &y_prev), (&x, &x_prev)),
+            velocity_scale,
+        );
         if primal > params.ratio_primal_dual * dual {
             rho *= rho_increment;
         } else if dual > params.ratio_primal_dual * primal {
             rho /= rho_increment;
         }
-    }
-    if !all_finite(&y) {
-        y.fill(0.0);
-        residual = model.eval(problem, &y, &problem.velocity(&y));
+        // ρ stays within 1e±12 of the largest eigenvalue (it overflowed to inf on an
+        // ill-conditioned ContactBench problem, and the iterate became NaN).
+        if largest > 0.0 {
+            rho = rho.clamp(RHO_RANGE.recip() * largest, RHO_RANGE * largest);
+        }
     }
     state.last_rho = Some((dim, rho));
-    state.last_dual = Some(z);
-    SolveReport::finish(problem, y, status, iterations, residual, start, history)
+    if all_finite(&z) {
+        state.last_dual = Some(z);
+    }
+    finish(y, status, iterations, history)
 }

@@ -2,15 +2,15 @@
 //! point method, the reference CCP solution.
 //!
 //! `min ½ λᵀ(G + R)λ + gᵀλ` over `λ ∈ ×K_μ`, each friction cone written as the
-//! second-order cone on `(μ λ_N, λ_T)` (see `solvers/conic.rs`). Clarabel runs to a gap and
-//! feasibility tolerance of `eps_abs / 1000` (within `[1e-12, 1e-8]`), with at most
-//! `max_iter` interior-point iterations; `iterations` counts them. The result is
-//! `Converged` only if clarabel solved the problem and the CCP residual is below
-//! `eps_abs`; a solution clarabel accepts whose CCP residual is above `eps_abs` is reported
-//! as `Failed` with both numbers. An interior point method cannot use a warm start (its
-//! iterates must stay interior): a given warm start is checked for size, then ignored.
-//! The residual history, when asked, holds only the final residual (clarabel's iterates
-//! stay inside clarabel).
+//! second-order cone on `(μ λ_N, λ_T)` (see `solvers/conic.rs`, which also makes the QP
+//! dimensionless). Clarabel runs to a gap and feasibility tolerance of a thousandth of the
+//! tolerance of `stop` (within `[1e-12, 1e-8]`), with at most `max_iter` interior-point
+//! iterations; `iterations` counts them. The result is `Converged` only if clarabel solved
+//! the problem and the CCP criterion named by `stop` passes; a solution clarabel accepts
+//! whose criterion does not is `Stalled` (clarabel can do no better). An interior point
+//! method cannot use a warm start (its iterates must stay interior): a given warm start
+//! is checked, then ignored. The history, when asked, holds only the final value
+//! (clarabel's iterates stay inside clarabel).
 
 use std::time::Instant;
 
@@ -18,8 +18,10 @@ use nalgebra::DVector;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::conic::{interior_point_tolerance, solve_conic_qp, unsolved_status, Block};
-use super::support::{all_finite, solve_checked, ModelResidual};
+use super::conic::{
+    interior_point_tolerance, remaining_time, solve_conic_qp, unsolved_status, Block, ConicLimits,
+};
+use super::support::{all_finite, model_criteria, passes, solve_checked};
 use super::{
     parse_params, ContactModel, ContactSolver, SolveReport, SolveStatus, SolverError, SolverId,
     SolverSettings,
@@ -48,44 +50,63 @@ impl CcpIpmSolver {
 impl CcpIpmSolver {
     /// Clarabel on the SOCP of the module doc (a problem with contacts).
     fn interior_point(&self, problem: &ContactProblem, start: Instant) -> SolveReport {
+        let settings = &self.settings;
         let blocks: Vec<Block> = problem.mu().iter().map(|&mu| Block::IceCream(mu)).collect();
-        let tolerance = interior_point_tolerance(self.settings.eps_abs);
+        let limits = ConicLimits {
+            tolerance: interior_point_tolerance(settings.tolerance()),
+            max_iter: settings.max_iter,
+            time_limit: remaining_time(settings.max_time, start),
+        };
         let solution = solve_conic_qp(
             &problem.effective_delassus(),
             problem.free_velocity(),
             &blocks,
-            tolerance,
-            self.settings.max_iter,
+            limits,
         );
         let (lambda, clarabel_status, iterations) = match solution {
-            Ok(s) if all_finite(&s.x) => (s.x, unsolved_status(s.status), s.iterations as usize),
+            Ok(s) if all_finite(&s.x) => {
+                let k = s.iterations as usize;
+                (s.x, unsolved_status(s.status, k), k)
+            }
             Ok(s) => (
                 DVector::zeros(problem.dim()),
-                Some(SolveStatus::Failed(format!(
-                    "clarabel returned non-finite forces ({:?})",
-                    s.status
-                ))),
+                Some(SolveStatus::NumericalError {
+                    iteration: s.iterations as usize,
+                    what: format!("clarabel returned non-finite forces ({:?})", s.status),
+                }),
                 s.iterations as usize,
             ),
-            Err(reason) => (
+            Err(what) => (
                 DVector::zeros(problem.dim()),
-                Some(SolveStatus::Failed(reason)),
+                Some(SolveStatus::NumericalError { iteration: 0, what }),
                 0,
             ),
         };
-        let residual = ModelResidual::Ccp.eval(problem, &lambda, &problem.velocity(&lambda));
-        let status = clarabel_status.unwrap_or_else(|| {
-            if residual <= self.settings.eps_abs {
-                SolveStatus::Converged
-            } else {
-                SolveStatus::Failed(format!(
-                    "clarabel solved to tolerance {tolerance:e} but the CCP residual {residual:e} exceeds eps_abs"
-                ))
+        let criteria = model_criteria(
+            ContactModel::Ccp,
+            problem,
+            &lambda,
+            &problem.velocity(&lambda),
+        );
+        let status = clarabel_status.unwrap_or(if passes(&criteria, settings) {
+            SolveStatus::Converged
+        } else {
+            SolveStatus::Stalled {
+                iteration: iterations,
             }
         });
-        let history = self.settings.record_history.then(|| vec![residual]);
+        let history = settings
+            .record_history
+            .then(|| vec![settings.stop.pick(&criteria)]);
         SolveReport::finish(
-            problem, lambda, status, iterations, residual, start, history,
+            problem,
+            ContactModel::Ccp,
+            settings,
+            lambda,
+            status,
+            iterations,
+            start,
+            history,
         )
     }
 }
@@ -112,9 +133,13 @@ impl ContactSolver for CcpIpmSolver {
         problem: &ContactProblem,
         warm_start: Option<&DVector<f64>>,
     ) -> Result<SolveReport, SolverError> {
-        solve_checked(problem, warm_start, self.settings.record_history, |start| {
-            Ok(self.interior_point(problem, start))
-        })
+        solve_checked(
+            problem,
+            ContactModel::Ccp,
+            &self.settings,
+            warm_start,
+            |start| Ok(self.interior_point(problem, start)),
+        )
     }
 }
 

@@ -23,11 +23,15 @@
 //! As in MuJoCo's elliptic cones and ContactBench, both tangents of a contact share one
 //! compliance, `r_T = α (A_t1t1 + A_t2t2) / 2`, and `r_N = α A_nn` (each floored at
 //! `1e-9 max diag A`); the default `α = 1e-3` is measured in the README. The solver stops
-//! on the CCP residual of the soft problem (the velocity includes `R_soft λ`) below
-//! `eps_abs` (a relative step of `λ` below `eps_rel` first is a stall); `residual` is that soft
-//! residual. The returned `velocity` is the problem's own `(G + R)λ + g`: the hard CCP
-//! residual of a ccp-newton answer is of the order of `R_soft λ`, not zero. A warm start
-//! `λ0` starts from `w = Fᵀ λ0`. `F` is kept between solves while `A` is unchanged.
+//! on the CCP criterion named by `stop` of the soft problem (the velocity includes
+//! `R_soft λ`); a relative step of its own iterate `w`, `‖Δw‖ / ‖w‖`, at most `eps_step`
+//! first is a stall (the step of `λ` is not a progress measure here: a warm start above
+//! the answer maps to a `w` whose `λ(w)` is 0, and `λ` stays 0 for a few Newton steps
+//! while `w` moves); the report's criteria are those of the soft problem. The returned
+//! `velocity` is the problem's own `(G + R)λ + g`: the hard CCP residual of a ccp-newton
+//! answer is of the order of `R_soft λ`, not zero. A warm start `λ0` starts from
+//! `w = Fᵀ λ0`, and is returned at once only if `λ(w)` passes the stopping test. `F` is
+//! kept between solves while `A` is unchanged.
 
 use std::time::Instant;
 
@@ -35,12 +39,13 @@ use nalgebra::{DMatrix, DVector, Matrix3, Vector3};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::support::{all_finite, relative_step, solve_checked, stopping_status};
+use super::support::{
+    iterate_status, model_criteria, relative_step, solve_checked, stopping_status,
+};
 use super::{
     parse_params, ContactModel, ContactSolver, SolveReport, SolveStatus, SolverError, SolverId,
     SolverSettings,
 };
-use crate::metrics::residuals::{ccp_contact_residual, ContactResidual};
 use crate::problem::cones::project_ice_cream;
 use crate::problem::{contact_vector, set_contact_vector, ContactProblem};
 
@@ -232,50 +237,78 @@ fn hessian(
     h
 }
 
-/// CCP residual of the soft problem: velocity `(A + R_soft) λ + g`.
-fn soft_ccp_residual(problem: &ContactProblem, r: &DVector<f64>, lambda: &DVector<f64>) -> f64 {
-    let c = problem.velocity(lambda) + r.component_mul(lambda);
-    (0..problem.num_contacts())
-        .fold(ContactResidual::default(), |acc, i| {
-            acc.max_with(&ccp_contact_residual(
-                problem.mu_of(i),
-                &contact_vector(lambda, i),
-                &contact_vector(&c, i),
-            ))
-        })
-        .max()
-}
-
 impl CcpNewtonSolver {
-    /// The primal Newton iteration of the module doc (a problem with contacts, warm start checked).
+    /// The primal Newton iteration of the module doc (a problem with contacts, warm start
+    /// checked).
     fn newton(
         &mut self,
         problem: &ContactProblem,
         warm_start: Option<&DVector<f64>>,
         start: Instant,
     ) -> SolveReport {
+        let settings = self.settings.clone();
         let a = problem.effective_delassus();
         let r = soft_compliance(&a, self.params.alpha);
+        // The soft problem: what the answer is measured on.
+        let soft = match problem.with_added_compliance(&r) {
+            Ok(soft) => soft,
+            Err(e) => {
+                let status = SolveStatus::NumericalError {
+                    iteration: 0,
+                    what: format!("soft compliance: {e}"),
+                };
+                return self.report(
+                    problem,
+                    problem,
+                    DVector::zeros(problem.dim()),
+                    status,
+                    0,
+                    start,
+                    None,
+                );
+            }
+        };
         let f = self.factor_of(&a);
         let mut w = match warm_start {
             Some(l0) => f.tr_mul(l0),
             None => DVector::zeros(problem.dim()),
         };
         let (mut lambda, mut cost) = forces_and_cost(problem, &f, &r, &w);
-        let mut history = self.settings.record_history.then(Vec::new);
+        let mut history = settings.record_history.then(Vec::new);
+        if let Some(failed) = iterate_status(&lambda, 0, "forces") {
+            return self.report(
+                problem,
+                &soft,
+                DVector::zeros(problem.dim()),
+                failed,
+                0,
+                start,
+                history,
+            );
+        }
+        let mut criteria =
+            model_criteria(ContactModel::Ccp, &soft, &lambda, &soft.velocity(&lambda));
+        if settings.stop.pick(&criteria) <= settings.tolerance() {
+            return self.report(
+                problem,
+                &soft,
+                lambda,
+                SolveStatus::Converged,
+                0,
+                start,
+                history,
+            );
+        }
         let mut status = SolveStatus::MaxIterations;
-        let mut residual = soft_ccp_residual(problem, &r, &lambda);
         let mut iterations = 0;
-        for k in 1..=self.settings.max_iter {
-            if residual <= self.settings.eps_abs {
-                status = SolveStatus::Converged;
-                break;
-            }
+        for k in 1..=settings.max_iter {
             iterations = k;
             let gradient = &w - f.tr_mul(&lambda);
             let Some(chol) = hessian(problem, &f, &r, &w).cholesky() else {
-                status =
-                    SolveStatus::Failed(format!("Hessian not positive definite at iteration {k}"));
+                status = SolveStatus::NumericalError {
+                    iteration: k,
+                    what: "Hessian not positive definite".into(),
+                };
                 break;
             };
             let step = -chol.solve(&gradient);
@@ -293,36 +326,63 @@ impl CcpNewtonSolver {
                 t *= 0.5;
             }
             let Some((next_w, next_lambda, next_cost)) = accepted else {
-                status =
-                    SolveStatus::Failed(format!("line search found no decrease at iteration {k}"));
+                // No descent along the Newton direction: no progress is possible.
+                status = SolveStatus::Stalled { iteration: k };
                 break;
             };
-            if !(all_finite(&next_w) && next_cost.is_finite()) {
-                status = SolveStatus::Failed(format!("diverged at iteration {k}"));
+            let failure = iterate_status(&next_w, k, "Newton iterate w")
+                .or_else(|| iterate_status(&next_lambda, k, "forces"))
+                .or_else(|| {
+                    (!next_cost.is_finite()).then(|| SolveStatus::NumericalError {
+                        iteration: k,
+                        what: "non-finite cost".into(),
+                    })
+                });
+            if let Some(failed) = failure {
+                status = failed;
                 break;
             }
-            let lambda_step = relative_step(&next_lambda, &lambda);
-            if lambda_step == 0.0 {
-                status = SolveStatus::Failed(format!(
-                    "stalled at iteration {k}: the Newton step no longer changes λ (soft CCP residual {residual:e})"
-                ));
-                break;
-            }
+            let w_step = relative_step(&next_w, &w);
             w = next_w;
             lambda = next_lambda;
             cost = next_cost;
-            residual = soft_ccp_residual(problem, &r, &lambda);
+            criteria = model_criteria(ContactModel::Ccp, &soft, &lambda, &soft.velocity(&lambda));
             if let Some(h) = history.as_mut() {
-                h.push(residual);
+                h.push(settings.stop.pick(&criteria));
             }
-            if let Some(stop) = stopping_status(residual, lambda_step, &self.settings, k) {
+            if let Some(stop) = stopping_status(&criteria, w_step, &settings, k, start) {
                 status = stop;
                 break;
             }
         }
-        SolveReport::finish(
-            problem, lambda, status, iterations, residual, start, history,
-        )
+        self.report(problem, &soft, lambda, status, iterations, start, history)
+    }
+
+    /// The report of an answer measured on the soft problem, with the velocity of the
+    /// problem itself.
+    #[allow(clippy::too_many_arguments)]
+    fn report(
+        &self,
+        problem: &ContactProblem,
+        soft: &ContactProblem,
+        lambda: DVector<f64>,
+        status: SolveStatus,
+        iterations: usize,
+        start: Instant,
+        history: Option<Vec<f64>>,
+    ) -> SolveReport {
+        let mut report = SolveReport::finish(
+            soft,
+            ContactModel::Ccp,
+            &self.settings,
+            lambda,
+            status,
+            iterations,
+            start,
+            history,
+        );
+        report.velocity = problem.velocity(&report.lambda);
+        report
     }
 }
 
@@ -348,7 +408,8 @@ impl ContactSolver for CcpNewtonSolver {
         problem: &ContactProblem,
         warm_start: Option<&DVector<f64>>,
     ) -> Result<SolveReport, SolverError> {
-        solve_checked(problem, warm_start, self.settings.record_history, |start| {
+        let settings = self.settings.clone();
+        solve_checked(problem, ContactModel::Ccp, &settings, warm_start, |start| {
             Ok(self.newton(problem, warm_start, start))
         })
     }

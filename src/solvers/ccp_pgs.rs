@@ -2,14 +2,13 @@
 //!
 //! Per contact: `λ_i ← proj_{K_μ}(λ_i − ω · 3 / tr(G_ii) · c_i)`, a projected gradient step
 //! on the per-contact part of the QCQP (19) with the step `3 / tr(G_ii)`. A fixed point
-//! satisfies `K_μ ∋ λ ⊥ c ∈ K*_μ` (eq. 15). Stops on the CCP residual.
+//! satisfies `K_μ ∋ λ ⊥ c ∈ K*_μ` (eq. 15). Stops on the CCP's criteria.
 
 use nalgebra::{Matrix3, Vector3};
 use serde_json::{Map, Value};
 
 use super::per_contact::{build_pgs, inverse_step};
-use super::support::ModelResidual;
-use super::{ContactSolver, SolverError, SolverId, SolverSettings};
+use super::{ContactModel, ContactSolver, SolverError, SolverId, SolverSettings};
 use crate::problem::cones;
 
 /// Alg. 2's per-contact update, over-relaxed by `ω`.
@@ -32,7 +31,7 @@ pub fn build(
 ) -> Result<Box<dyn ContactSolver>, SolverError> {
     build_pgs(
         SolverId::CcpPgs,
-        ModelResidual::Ccp,
+        ContactModel::Ccp,
         ccp_step,
         settings,
         params,

@@ -8,29 +8,36 @@ use nalgebra::DVector;
 use serde::Serialize;
 use serde_json::Map;
 
-use super::{ContactModel, ContactSolver, SolveStatus, SolverError, SolverId, SolverSettings};
-use crate::metrics::{compute_metrics, ProblemMetrics};
+use super::{
+    ContactModel, ContactSolver, Criterion, SolveStatus, SolverError, SolverId, SolverSettings,
+};
+use crate::metrics::{compute_model_metrics, Criteria, ProblemMetrics};
 use crate::problem::ContactProblem;
 
 /// One solver's answer and its metrics.
 #[derive(Debug, Clone, Serialize)]
 pub struct SolvedRun {
-    /// How the solve ended (`status`, and `reason` when it failed).
+    /// How the solve ended (`status`, and `iteration` / `what` when the status has them).
     #[serde(flatten)]
     pub status: SolveStatus,
     /// Iterations performed.
     pub iterations: usize,
     /// Wall time of the solve (s).
+    #[serde(rename = "solve_time_s")]
     pub solve_time: f64,
-    /// The solver's own model residual at exit.
+    /// The criterion the solver tested (`relative` or `absolute`).
+    pub criterion: Criterion,
+    /// Its value at the answer, for the solver's own model.
     pub residual: f64,
+    /// Both criteria of the solver's own model at the answer.
+    pub criteria: Criteria,
     /// Forces `λ` (`3n`, `[t1, t2, n]` per contact).
     pub lambda: Vec<f64>,
     /// Contact velocity `c = (G + R) λ + g` (`3n`).
     pub c: Vec<f64>,
     /// Every metric of the answer, under the names of design.md §5.
     pub metrics: ProblemMetrics,
-    /// The own residual per iteration, when recorded.
+    /// The tested criterion per iteration, when recorded.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub history: Option<Vec<f64>>,
 }
@@ -82,7 +89,8 @@ pub fn builtin_solvers(settings: &SolverSettings) -> Vec<Candidate> {
         .collect()
 }
 
-/// Solves `problem` with `solver` from `warm_start` and measures the answer.
+/// Solves `problem` with `solver` from `warm_start` and measures the answer (every metric,
+/// with the internal forces split for the solver's model).
 pub fn run_solver(
     solver: &mut dyn ContactSolver,
     problem: &ContactProblem,
@@ -90,12 +98,14 @@ pub fn run_solver(
 ) -> SolverRun {
     let outcome = match solver.solve(problem, warm_start) {
         Ok(report) => {
-            let metrics = compute_metrics(problem, &report.lambda);
+            let metrics = compute_model_metrics(problem, &report.lambda, solver.model());
             RunOutcome::Solved(Box::new(SolvedRun {
                 status: report.status,
                 iterations: report.iterations,
                 solve_time: report.solve_time.as_secs_f64(),
+                criterion: report.criterion,
                 residual: report.residual,
+                criteria: report.criteria,
                 lambda: report.lambda.iter().copied().collect(),
                 c: report.velocity.iter().copied().collect(),
                 metrics,
@@ -135,45 +145,45 @@ pub fn compare(
         .collect()
 }
 
-/// A plain-text table of a comparison: status, iterations, time, own residual and the
-/// main metrics per solver.
+/// A plain-text table of a comparison: status, iterations, time, the solver's own
+/// criteria (relative, absolute) and the common metrics per solver.
 pub fn comparison_table(runs: &[SolverRun]) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{:<18} {:<7} {:<24} {:>6} {:>11} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
+        "{:<18} {:<7} {:<24} {:>6} {:>11} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
         "solver",
         "model",
         "status",
         "iters",
         "time",
-        "own_res",
+        "own_rel",
+        "own_abs",
+        "ncp_rel",
         "ncp",
         "ccp",
         "lcp",
         "signorini",
         "mdp",
-        "internal"
+        "spurious"
     );
     for run in runs {
         let model = run.model.map_or("-".to_string(), model_name);
         match &run.outcome {
             RunOutcome::Solved(r) => {
                 let m = &r.metrics;
-                let status = match &r.status {
-                    SolveStatus::Converged => "converged".to_string(),
-                    SolveStatus::MaxIterations => "max iterations".to_string(),
-                    SolveStatus::Failed(reason) => format!("failed: {reason}"),
-                };
+                let status = r.status.to_string();
                 let _ = writeln!(
                     out,
-                    "{:<18} {:<7} {:<24} {:>6} {:>11} {:>9.2e} {:>9.2e} {:>9.2e} {:>9.2e} {:>9.2e} {:>9.2e} {:>9}",
+                    "{:<18} {:<7} {:<24} {:>6} {:>11} {:>9.2e} {:>9.2e} {:>9.2e} {:>9.2e} {:>9.2e} {:>9.2e} {:>9.2e} {:>9.2e} {:>9}",
                     run.solver,
                     model,
                     truncate(&status, 24),
                     r.iterations,
                     format_duration(r.solve_time),
-                    r.residual,
+                    r.criteria.relative,
+                    r.criteria.absolute,
+                    m.relative_criterion,
                     m.ncp_criterion,
                     m.ccp_residual,
                     m.lcp_residual,
@@ -181,7 +191,7 @@ pub fn comparison_table(runs: &[SolverRun]) -> String {
                         .complementarity
                         .max(m.signorini_violation.penetration_velocity),
                     m.mdp_violation,
-                    m.internal_forces
+                    m.internal_forces_spurious
                         .map_or("-".to_string(), |f| format!("{f:.2e}")),
                 );
             }

@@ -5,6 +5,12 @@
 //! each constrained on its own (friction cone, pyramid, `x ≥ 0`, disk, box). Clarabel's
 //! form is `A x + s = b`, `s ∈ K`; each block adds its rows to `A` and its cones to `K`.
 //! A friction cone `‖x_T‖ ≤ μ x_N` becomes the second-order cone on `s = (μ x_N, x_T)`.
+//!
+//! Clarabel's tolerances are partly absolute, so the QP is made dimensionless before it is
+//! handed over: with `v = ‖q‖∞` (a velocity) and `a = v / max|P|` (an impulse),
+//! `x = a x̃` and the QP in `x̃` has `P̃ = P / max|P|`, `q̃ = q / v` and the radii of
+//! disks and boxes divided by `a`. The answer, and clarabel's iterations, are then the
+//! same in any units (docs/ruler.md).
 
 use clarabel::algebra::CscMatrix;
 use clarabel::solver::{DefaultSettings, DefaultSolver, IPSolver, SolverStatus, SupportedConeT};
@@ -127,6 +133,55 @@ impl Constraints {
     }
 }
 
+/// A conic program `min ½ zᵀ P z + qᵀ z` subject to constraints added one by one, each
+/// on affine functions `b − aᵀ z` of the variables (clarabel's `A z + s = b`, `s ∈ K`).
+/// Used where the blocks of [`solve_conic_qp`] do not fit (the internal-force metric).
+#[derive(Default)]
+pub(crate) struct ConicProgram {
+    constraints: Constraints,
+}
+
+impl ConicProgram {
+    /// `(b_0 − a_0ᵀz, b_1 − a_1ᵀz, …)` in the second-order cone
+    /// (`‖(s_1, …)‖ ≤ s_0`); `rows` are `(a_k, b_k)` with dense `a_k`.
+    pub(crate) fn second_order(&mut self, rows: &[(DVector<f64>, f64)]) {
+        for (a, b) in rows {
+            self.affine_row(a, *b);
+        }
+        self.constraints
+            .cones
+            .push(SupportedConeT::SecondOrderConeT(rows.len()));
+    }
+
+    /// `b − aᵀz ≥ 0`.
+    pub(crate) fn nonnegative(&mut self, a: &DVector<f64>, b: f64) {
+        self.affine_row(a, b);
+        self.constraints
+            .cones
+            .push(SupportedConeT::NonnegativeConeT(1));
+    }
+
+    fn affine_row(&mut self, a: &DVector<f64>, b: f64) {
+        let entries: Vec<(usize, f64)> = a
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| **v != 0.0)
+            .map(|(j, v)| (j, *v))
+            .collect();
+        self.constraints.row(&entries, b);
+    }
+
+    /// Solves the program with the given (already dimensionless) data and limits.
+    pub(crate) fn solve(
+        self,
+        p: &DMatrix<f64>,
+        q: &DVector<f64>,
+        limits: ConicLimits,
+    ) -> Result<ConicSolution, String> {
+        run_clarabel(p, q, self.constraints, limits)
+    }
+}
+
 /// Upper triangle of a dense symmetric matrix, as clarabel's `P`.
 fn upper_triangle_csc(p: &DMatrix<f64>) -> CscMatrix<f64> {
     let n = p.nrows();
@@ -144,26 +199,70 @@ fn upper_triangle_csc(p: &DMatrix<f64>) -> CscMatrix<f64> {
     CscMatrix::new_from_triplets(n, n, rows, cols, values)
 }
 
-/// Solves `min ½ xᵀ P x + qᵀ x` with `x` split into `blocks`, to clarabel's gap and
-/// feasibility tolerance `tolerance`, in at most `max_iter` interior-point iterations.
-/// Errors (as text) when clarabel refuses the data.
+/// The unit scaling of the module doc: `(a, v)`, 1 where `P` or `q` vanishes.
+fn unit_scaling(p: &DMatrix<f64>, q: &DVector<f64>) -> (f64, f64) {
+    let (p_max, v) = (p.amax(), q.amax());
+    if p_max > 0.0 && v > 0.0 && (v / p_max).is_finite() && v / p_max > 0.0 {
+        (v / p_max, v)
+    } else {
+        (1.0, 1.0)
+    }
+}
+
+/// A block with its radius (disk, box) divided by the impulse scale `a`.
+fn scaled_block(block: Block, a: f64) -> Block {
+    match block {
+        Block::Disk(r) => Block::Disk(r / a),
+        Block::Box(r) => Block::Box(r / a),
+        other => other,
+    }
+}
+
+/// Limits of one clarabel call.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ConicLimits {
+    /// Gap and feasibility tolerance (of the dimensionless QP).
+    pub(crate) tolerance: f64,
+    /// Interior-point iteration cap.
+    pub(crate) max_iter: usize,
+    /// Wall-time cap (s), if any.
+    pub(crate) time_limit: Option<f64>,
+}
+
+/// Solves `min ½ xᵀ P x + qᵀ x` with `x` split into `blocks`, made dimensionless as in the
+/// module doc, within `limits`. Errors (as text) when clarabel refuses the data.
 pub(crate) fn solve_conic_qp(
     p: &DMatrix<f64>,
     q: &DVector<f64>,
     blocks: &[Block],
-    tolerance: f64,
-    max_iter: usize,
+    limits: ConicLimits,
 ) -> Result<ConicSolution, String> {
     let n = q.len();
+    let (impulse, velocity) = unit_scaling(p, q);
+    let p = p * (impulse / velocity);
+    let q = q / velocity;
     let mut constraints = Constraints::default();
     let mut first = 0;
     for block in blocks {
-        constraints.add(*block, first);
+        constraints.add(scaled_block(*block, impulse), first);
         first += block.size();
     }
     if first != n {
         return Err(format!("blocks cover {first} variables, the QP has {n}"));
     }
+    let mut solution = run_clarabel(&p, &q, constraints, limits)?;
+    solution.x *= impulse;
+    Ok(solution)
+}
+
+/// Clarabel on `min ½ xᵀ P x + qᵀ x`, `A x + s = b`, `s ∈ K` as built in `constraints`.
+fn run_clarabel(
+    p: &DMatrix<f64>,
+    q: &DVector<f64>,
+    constraints: Constraints,
+    limits: ConicLimits,
+) -> Result<ConicSolution, String> {
+    let n = q.len();
     let a = CscMatrix::new_from_triplets(
         constraints.b.len(),
         n,
@@ -173,10 +272,11 @@ pub(crate) fn solve_conic_qp(
     );
     let settings = DefaultSettings {
         verbose: false,
-        max_iter: u32::try_from(max_iter).unwrap_or(u32::MAX),
-        tol_gap_abs: tolerance,
-        tol_gap_rel: tolerance,
-        tol_feas: tolerance,
+        max_iter: u32::try_from(limits.max_iter).unwrap_or(u32::MAX),
+        time_limit: limits.time_limit.unwrap_or(f64::INFINITY),
+        tol_gap_abs: limits.tolerance,
+        tol_gap_rel: limits.tolerance,
+        tol_feas: limits.tolerance,
         ..DefaultSettings::default()
     };
     let mut solver = DefaultSolver::new(
@@ -196,34 +296,74 @@ pub(crate) fn solve_conic_qp(
     })
 }
 
-/// Clarabel's status as a [`SolveStatus`]: `None` when solved (the caller then checks
-/// its own residual), else `MaxIterations` or `Failed` with clarabel's reason.
-pub(crate) fn unsolved_status(status: SolverStatus) -> Option<SolveStatus> {
+/// Clarabel's status as a [`SolveStatus`]: `None` when solved (the caller then applies
+/// its own stopping test); `iteration` is the caller's iteration (an outer loop's, or
+/// clarabel's own count).
+pub(crate) fn unsolved_status(status: SolverStatus, iteration: usize) -> Option<SolveStatus> {
     match status {
         SolverStatus::Solved | SolverStatus::AlmostSolved => None,
         SolverStatus::MaxIterations => Some(SolveStatus::MaxIterations),
-        other => Some(SolveStatus::Failed(format!("clarabel: {other:?}"))),
+        SolverStatus::MaxTime => Some(SolveStatus::MaxTime),
+        SolverStatus::PrimalInfeasible
+        | SolverStatus::DualInfeasible
+        | SolverStatus::AlmostPrimalInfeasible
+        | SolverStatus::AlmostDualInfeasible => Some(SolveStatus::Infeasible),
+        SolverStatus::InsufficientProgress => Some(SolveStatus::Stalled { iteration }),
+        other => Some(SolveStatus::NumericalError {
+            iteration,
+            what: format!("clarabel: {other:?}"),
+        }),
     }
 }
 
-/// Clarabel's gap/feasibility tolerance for a target `eps_abs` on the model residual:
+/// Clarabel's gap/feasibility tolerance for a target tolerance on the solver's criterion:
 /// a thousandth of it, kept within `[1e-12, 1e-8]` (clarabel's default is `1e-8`).
-pub(crate) fn interior_point_tolerance(eps_abs: f64) -> f64 {
-    (1e-3 * eps_abs).clamp(1e-12, 1e-8)
+pub(crate) fn interior_point_tolerance(target: f64) -> f64 {
+    (1e-3 * target).clamp(1e-12, 1e-8)
+}
+
+/// The remaining wall time of `max_time` since `start`, for clarabel's time limit.
+pub(crate) fn remaining_time(max_time: Option<f64>, start: std::time::Instant) -> Option<f64> {
+    max_time.map(|t| (t - start.elapsed().as_secs_f64()).max(0.0))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn limits() -> ConicLimits {
+        ConicLimits {
+            tolerance: 1e-10,
+            max_iter: 100,
+            time_limit: None,
+        }
+    }
+
+    #[test]
+    fn answers_do_not_depend_on_units() {
+        // The same QP with the impulse unit changed by 1e3 (P / 1e3) has the answer × 1e3
+        // and clarabel takes the same iterations.
+        let p = DMatrix::from_row_slice(3, 3, &[2.0, 0.3, 0.1, 0.3, 1.5, 0.2, 0.1, 0.2, 1.0]);
+        let q = DVector::from_vec(vec![0.4, -0.2, -1.0]);
+        let blocks = [Block::IceCream(0.3)];
+        let (Ok(a), Ok(b)) = (
+            solve_conic_qp(&p, &q, &blocks, limits()),
+            solve_conic_qp(&(&p * 1e-3), &q, &blocks, limits()),
+        ) else {
+            panic!("clarabel ran")
+        };
+        assert_eq!(a.iterations, b.iterations);
+        assert!((&a.x * 1e3 - &b.x).amax() <= 1e-9 * b.x.amax());
+    }
+
     #[test]
     fn friction_cone_qp_lands_on_the_boundary() {
         // min ½‖x‖² − (2, 0, 1)ᵀx over K_0.5: the projection of (2, 0, 1) on the cone.
         let p = DMatrix::identity(3, 3);
         let q = DVector::from_vec(vec![-2.0, 0.0, -1.0]);
-        let sol = solve_conic_qp(&p, &q, &[Block::IceCream(0.5)], 1e-10, 100);
+        let sol = solve_conic_qp(&p, &q, &[Block::IceCream(0.5)], limits());
         let Ok(sol) = sol else { panic!("clarabel ran") };
-        assert!(unsolved_status(sol.status).is_none());
+        assert!(unsolved_status(sol.status, 0).is_none());
         // Boundary ray (0.5, 0, 1) s with s = (0.5·2 + 1)/1.25 = 1.6.
         assert!((sol.x[0] - 0.8).abs() < 1e-6 && (sol.x[2] - 1.6).abs() < 1e-6);
     }
@@ -233,7 +373,7 @@ mod tests {
         let p = DMatrix::identity(4, 4);
         let q = DVector::from_vec(vec![-3.0, -4.0, -3.0, -4.0]);
         let blocks = [Block::Disk(1.0), Block::Box(1.0)];
-        let Ok(sol) = solve_conic_qp(&p, &q, &blocks, 1e-10, 100) else {
+        let Ok(sol) = solve_conic_qp(&p, &q, &blocks, limits()) else {
             panic!("clarabel ran")
         };
         assert!((sol.x[0] - 0.6).abs() < 1e-6 && (sol.x[1] - 0.8).abs() < 1e-6);

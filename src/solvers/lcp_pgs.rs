@@ -2,14 +2,13 @@
 //!
 //! Per contact: a normal step with `1 / G_NN` clamped at zero, then a tangential step with
 //! `1 / min(G_T1, G_T2)` clamped component-wise to `[−μ λ_N, μ λ_N]` (the 4-facet
-//! pyramid). Stops on the LCP residual.
+//! pyramid). Stops on the LCP's criteria.
 
 use nalgebra::{Matrix3, Vector2, Vector3};
 use serde_json::{Map, Value};
 
 use super::per_contact::{build_pgs, normal_then_tangential_step};
-use super::support::ModelResidual;
-use super::{ContactSolver, SolverError, SolverId, SolverSettings};
+use super::{ContactModel, ContactSolver, SolverError, SolverId, SolverSettings};
 
 /// Alg. 1's per-contact update, over-relaxed by `ω`.
 fn lcp_step(
@@ -32,7 +31,7 @@ pub fn build(
 ) -> Result<Box<dyn ContactSolver>, SolverError> {
     build_pgs(
         SolverId::LcpPgs,
-        ModelResidual::Lcp,
+        ContactModel::Lcp,
         lcp_step,
         settings,
         params,

@@ -20,19 +20,24 @@
 //! velocities and so leaves `c_T` unchanged. lcp-qp therefore solves a sequence of these
 //! exact QPs, each with `s` computed from the previous solution (the first with `s` from
 //! the warm start, or `s = 0`), a fixed-point iteration on the pyramid's analogue of the
-//! de Saxcé correction, and stops on the LCP residual (design.md §5) below `eps_abs`, or
-//! reports a stall when the relative step falls below `eps_rel` first, after at most `max_iter` QPs. `iterations`
-//! counts QPs. Each QP is solved to `eps_abs / 1000` (within `[1e-12, 1e-8]`), with at most
-//! `qp_max_iter` interior-point iterations.
+//! de Saxcé correction, and stops on the LCP's criterion named by `stop` (design.md §5),
+//! or reports a stall when the relative step falls below `eps_step` first, after at most
+//! `max_iter` QPs. `iterations` counts QPs. Each QP is made dimensionless and solved to a
+//! thousandth of the tolerance (within `[1e-12, 1e-8]`), with at most `qp_max_iter`
+//! interior-point iterations.
 
 use std::time::Instant;
 
 use nalgebra::DVector;
 use serde_json::{Map, Value};
 
-use super::conic::{interior_point_tolerance, solve_conic_qp, unsolved_status, Block};
+use super::conic::{
+    interior_point_tolerance, remaining_time, solve_conic_qp, unsolved_status, Block, ConicLimits,
+};
 use super::stagproj::SubproblemParams;
-use super::support::{all_finite, relative_step, solve_checked, stopping_status, ModelResidual};
+use super::support::{
+    iterate_status, model_criteria, relative_step, solve_checked, stopping_status,
+};
 use super::{
     parse_params, ContactModel, ContactSolver, SolveReport, SolveStatus, SolverError, SolverId,
     SolverSettings,
@@ -68,16 +73,18 @@ fn shifted_free_velocity(problem: &ContactProblem, c: &DVector<f64>) -> DVector<
 }
 
 impl LcpQpSolver {
-    /// The sequence of pyramid QPs of the module doc (a problem with contacts, warm start checked).
+    /// The sequence of pyramid QPs of the module doc (a problem with contacts, warm start
+    /// checked).
     fn qp_sequence(
         &self,
         problem: &ContactProblem,
         warm_start: Option<&DVector<f64>>,
         start: Instant,
     ) -> SolveReport {
+        let settings = &self.settings;
         let delassus = problem.effective_delassus();
         let blocks: Vec<Block> = problem.mu().iter().map(|&mu| Block::Pyramid(mu)).collect();
-        let tolerance = interior_point_tolerance(self.settings.eps_abs);
+        let tolerance = interior_point_tolerance(settings.tolerance());
         let mut lambda = warm_start
             .cloned()
             .unwrap_or_else(|| DVector::zeros(problem.dim()));
@@ -86,48 +93,53 @@ impl LcpQpSolver {
             // No shift on the first QP.
             None => DVector::zeros(problem.dim()),
         };
-        let mut history = self.settings.record_history.then(Vec::new);
+        let mut history = settings.record_history.then(Vec::new);
         let mut status = SolveStatus::MaxIterations;
-        let mut residual = f64::INFINITY;
         let mut iterations = 0;
-        for k in 1..=self.settings.max_iter {
+        for k in 1..=settings.max_iter {
             iterations = k;
             let q = shifted_free_velocity(problem, &velocity);
-            let next =
-                match solve_conic_qp(&delassus, &q, &blocks, tolerance, self.params.qp_max_iter) {
-                    Ok(s) if all_finite(&s.x) => match unsolved_status(s.status) {
-                        None => s.x,
-                        Some(other) => {
-                            status = SolveStatus::Failed(format!("QP {k}: {other}"));
-                            break;
-                        }
-                    },
-                    Ok(_) => {
-                        status = SolveStatus::Failed(format!("diverged at iteration {k}"));
+            let limits = ConicLimits {
+                tolerance,
+                max_iter: self.params.qp_max_iter,
+                time_limit: remaining_time(settings.max_time, start),
+            };
+            let next = match solve_conic_qp(&delassus, &q, &blocks, limits) {
+                Ok(s) => match iterate_status(&s.x, k, "forces")
+                    .or_else(|| unsolved_status(s.status, k))
+                {
+                    None => s.x,
+                    Some(failed) => {
+                        status = failed;
                         break;
                     }
-                    Err(reason) => {
-                        status = SolveStatus::Failed(format!("QP {k}: {reason}"));
-                        break;
-                    }
-                };
+                },
+                Err(what) => {
+                    status = SolveStatus::NumericalError { iteration: k, what };
+                    break;
+                }
+            };
             let step = relative_step(&next, &lambda);
             lambda = next;
             velocity = problem.velocity(&lambda);
-            residual = ModelResidual::Lcp.eval(problem, &lambda, &velocity);
+            let criteria = model_criteria(ContactModel::Lcp, problem, &lambda, &velocity);
             if let Some(h) = history.as_mut() {
-                h.push(residual);
+                h.push(settings.stop.pick(&criteria));
             }
-            if let Some(stop) = stopping_status(residual, step, &self.settings, k) {
+            if let Some(stop) = stopping_status(&criteria, step, settings, k, start) {
                 status = stop;
                 break;
             }
         }
-        if !residual.is_finite() {
-            residual = ModelResidual::Lcp.eval(problem, &lambda, &problem.velocity(&lambda));
-        }
         SolveReport::finish(
-            problem, lambda, status, iterations, residual, start, history,
+            problem,
+            ContactModel::Lcp,
+            settings,
+            lambda,
+            status,
+            iterations,
+            start,
+            history,
         )
     }
 }
@@ -154,9 +166,13 @@ impl ContactSolver for LcpQpSolver {
         problem: &ContactProblem,
         warm_start: Option<&DVector<f64>>,
     ) -> Result<SolveReport, SolverError> {
-        solve_checked(problem, warm_start, self.settings.record_history, |start| {
-            Ok(self.qp_sequence(problem, warm_start, start))
-        })
+        solve_checked(
+            problem,
+            ContactModel::Lcp,
+            &self.settings,
+            warm_start,
+            |start| Ok(self.qp_sequence(problem, warm_start, start)),
+        )
     }
 }
 

@@ -8,7 +8,7 @@
 //! [`solve_checked`] gives it the built-in solvers' warm-start check and empty-problem answer.
 //!
 //! Solvers are named by text, with optional settings and parameters:
-//! `ncp-admm`, `ncp-admm:eps_abs=1e-8,max_iter=500,rho=1e-3` (see [`SolverSpec`]).
+//! `ncp-admm`, `ncp-admm:eps_rel=1e-8,max_iter=500,rho=1e-3` (see [`SolverSpec`]).
 
 pub mod admm;
 pub mod ccp_admm;
@@ -28,7 +28,7 @@ mod per_contact;
 pub mod raisim;
 pub mod raisim_corrected;
 pub mod stagproj;
-pub(crate) mod support;
+pub mod support;
 
 pub use support::solve_checked;
 
@@ -42,6 +42,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use thiserror::Error;
 
+use crate::metrics::residuals::{model_criteria, Criteria};
 use crate::problem::{ContactProblem, ProblemError};
 
 /// Why a solver could not be built or run (a solver that runs but does not converge
@@ -96,28 +97,96 @@ pub enum ContactModel {
     Ncp,
 }
 
-/// Settings every solver shares (design.md §4).
+/// Which criterion a solver stops on (docs/ruler.md).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Criterion {
+    /// The dimensionless relative criterion `r` of the solver's model, tolerance `eps_rel`.
+    #[default]
+    Relative,
+    /// The paper's absolute criterion of the solver's model, tolerance `eps_abs`.
+    Absolute,
+}
+
+impl Criterion {
+    /// The name used in files and on the command line.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Criterion::Relative => "relative",
+            Criterion::Absolute => "absolute",
+        }
+    }
+
+    /// The setting that holds this criterion's tolerance.
+    pub fn tolerance_field(&self) -> &'static str {
+        match self {
+            Criterion::Relative => "eps_rel",
+            Criterion::Absolute => "eps_abs",
+        }
+    }
+
+    /// This criterion's value among both.
+    pub fn pick(&self, criteria: &Criteria) -> f64 {
+        match self {
+            Criterion::Relative => criteria.relative,
+            Criterion::Absolute => criteria.absolute,
+        }
+    }
+}
+
+impl FromStr for Criterion {
+    type Err = SolverError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim() {
+            "relative" => Ok(Criterion::Relative),
+            "absolute" => Ok(Criterion::Absolute),
+            other => Err(SolverError::InvalidSetting {
+                field: "stop".into(),
+                value: other.into(),
+                reason: "must be `relative` or `absolute`".into(),
+            }),
+        }
+    }
+}
+
+impl fmt::Display for Criterion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Settings every solver shares (design.md §4, docs/ruler.md).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SolverSettings {
-    /// Absolute tolerance on the solver's own residual. Default `1e-6`.
-    pub eps_abs: f64,
-    /// Tolerance on the relative step `‖λ_{k+1} − λ_k‖ / max(1, ‖λ_k‖)`. Default `1e-10`.
+    /// The criterion that stops the solver and judges a warm start. Default `relative`.
+    pub stop: Criterion,
+    /// Tolerance of the relative criterion (dimensionless). Default `1e-6`.
     pub eps_rel: f64,
+    /// Tolerance of the absolute criterion (mixed units, the paper's). Default `1e-6`.
+    pub eps_abs: f64,
+    /// Stall threshold on the relative step `‖λ_{k+1} − λ_k‖ / ‖λ_k‖` (of the solver's
+    /// own iterate where that is not `λ`). Default `1e-10`.
+    pub eps_step: f64,
     /// Iteration cap. Default `1000`.
     pub max_iter: usize,
+    /// Wall-time cap (s); `None` for none. Default `None`.
+    pub max_time: Option<f64>,
     /// Over-relaxation factor in `]0, 2[` (eq. 22), for the solvers that use it. Default `1`.
     pub over_relaxation: f64,
-    /// Record the residual at every iteration. Default `false`.
+    /// Record the tested criterion at every iteration. Default `false`.
     pub record_history: bool,
 }
 
 impl Default for SolverSettings {
     fn default() -> Self {
         Self {
+            stop: Criterion::Relative,
+            eps_rel: 1e-6,
             eps_abs: 1e-6,
-            eps_rel: 1e-10,
+            eps_step: 1e-10,
             max_iter: 1000,
+            max_time: None,
             over_relaxation: 1.0,
             record_history: false,
         }
@@ -126,13 +195,24 @@ impl Default for SolverSettings {
 
 impl SolverSettings {
     /// Names of the shared settings, as in files and on the command line.
-    pub const FIELDS: [&'static str; 5] = [
-        "eps_abs",
+    pub const FIELDS: [&'static str; 8] = [
+        "stop",
         "eps_rel",
+        "eps_abs",
+        "eps_step",
         "max_iter",
+        "max_time",
         "over_relaxation",
         "record_history",
     ];
+
+    /// The tolerance of the criterion in use (`eps_rel` or `eps_abs`).
+    pub fn tolerance(&self) -> f64 {
+        match self.stop {
+            Criterion::Relative => self.eps_rel,
+            Criterion::Absolute => self.eps_abs,
+        }
+    }
 
     /// Checks every field's range.
     pub fn validate(&self) -> Result<(), SolverError> {
@@ -141,22 +221,22 @@ impl SolverSettings {
             value,
             reason: reason.to_string(),
         };
-        if !(self.eps_abs.is_finite() && self.eps_abs >= 0.0) {
-            return Err(invalid(
-                "eps_abs",
-                self.eps_abs.to_string(),
-                "must be finite and >= 0",
-            ));
-        }
-        if !(self.eps_rel.is_finite() && self.eps_rel >= 0.0) {
-            return Err(invalid(
-                "eps_rel",
-                self.eps_rel.to_string(),
-                "must be finite and >= 0",
-            ));
+        for (field, value) in [
+            ("eps_rel", self.eps_rel),
+            ("eps_abs", self.eps_abs),
+            ("eps_step", self.eps_step),
+        ] {
+            if !(value.is_finite() && value >= 0.0) {
+                return Err(invalid(field, value.to_string(), "must be finite and >= 0"));
+            }
         }
         if self.max_iter == 0 {
             return Err(invalid("max_iter", "0".into(), "must be at least 1"));
+        }
+        if let Some(t) = self.max_time {
+            if !(t.is_finite() && t > 0.0) {
+                return Err(invalid("max_time", t.to_string(), "must be finite and > 0"));
+            }
         }
         if !(self.over_relaxation > 0.0 && self.over_relaxation < 2.0) {
             return Err(invalid(
@@ -169,23 +249,56 @@ impl SolverSettings {
     }
 }
 
-/// How a solve ended. Only `Converged` means the tolerance was reached.
+/// How a solve ended. Only `Converged` means the tolerance was reached; the others say
+/// why not, with the iteration where the solver could tell.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "status", content = "reason", rename_all = "snake_case")]
+#[serde(tag = "status", rename_all = "snake_case")]
 pub enum SolveStatus {
-    /// The solver's own residual went below `eps_abs`. (A step below `eps_rel` with the
-    /// residual still above `eps_abs` is a stall: [`SolveStatus::Failed`].)
+    /// The tested criterion went below its tolerance.
     Converged,
     /// `max_iter` was reached first.
     MaxIterations,
-    /// The solver stopped on a numerical failure or divergence.
-    Failed(String),
+    /// `max_time` was reached first.
+    MaxTime,
+    /// The solver stopped making progress (relative step below `eps_step`, no descent)
+    /// with the criterion still above its tolerance.
+    Stalled {
+        /// The iteration where it stopped.
+        iteration: usize,
+    },
+    /// The iterate grew beyond [`crate::problem::MAGNITUDE_LIMIT`].
+    Diverged {
+        /// The iteration where it did.
+        iteration: usize,
+    },
+    /// A non-finite value or a failed factorization.
+    NumericalError {
+        /// The iteration where it happened (0: before the first).
+        iteration: usize,
+        /// What failed.
+        what: String,
+    },
+    /// The solver proved that the problem has no solution.
+    Infeasible,
 }
 
 impl SolveStatus {
     /// True only for [`SolveStatus::Converged`].
     pub fn is_converged(&self) -> bool {
         matches!(self, SolveStatus::Converged)
+    }
+
+    /// The status's name as in files (`converged`, `max_iterations`, ...).
+    pub fn name(&self) -> &'static str {
+        match self {
+            SolveStatus::Converged => "converged",
+            SolveStatus::MaxIterations => "max_iterations",
+            SolveStatus::MaxTime => "max_time",
+            SolveStatus::Stalled { .. } => "stalled",
+            SolveStatus::Diverged { .. } => "diverged",
+            SolveStatus::NumericalError { .. } => "numerical_error",
+            SolveStatus::Infeasible => "infeasible",
+        }
     }
 }
 
@@ -194,7 +307,13 @@ impl fmt::Display for SolveStatus {
         match self {
             SolveStatus::Converged => write!(f, "converged"),
             SolveStatus::MaxIterations => write!(f, "max iterations reached"),
-            SolveStatus::Failed(reason) => write!(f, "failed: {reason}"),
+            SolveStatus::MaxTime => write!(f, "max time reached"),
+            SolveStatus::Stalled { iteration } => write!(f, "stalled at iteration {iteration}"),
+            SolveStatus::Diverged { iteration } => write!(f, "diverged at iteration {iteration}"),
+            SolveStatus::NumericalError { iteration, what } => {
+                write!(f, "numerical error at iteration {iteration}: {what}")
+            }
+            SolveStatus::Infeasible => write!(f, "infeasible"),
         }
     }
 }
@@ -210,32 +329,42 @@ pub struct SolveReport {
     pub status: SolveStatus,
     /// Iterations performed.
     pub iterations: usize,
-    /// The solver's own model residual at exit.
+    /// The criterion that was tested (the settings' `stop`).
+    pub criterion: Criterion,
+    /// Its value at the returned `λ`.
     pub residual: f64,
+    /// Both criteria of the solver's model at the returned `λ`.
+    pub criteria: Criteria,
     /// Wall time of the solve.
     pub solve_time: Duration,
-    /// The own residual at every iteration, when `record_history` is set.
+    /// The tested criterion at every iteration, when `record_history` is set.
     pub history: Option<Vec<f64>>,
 }
 
 impl SolveReport {
-    /// Assembles a report: computes `c` from `λ`, and the wall time since `start`.
+    /// Assembles a report: computes `c` from `λ`, both criteria of `model` at `λ` (on
+    /// `problem`), and the wall time since `start`.
+    #[allow(clippy::too_many_arguments)]
     pub fn finish(
         problem: &ContactProblem,
+        model: ContactModel,
+        settings: &SolverSettings,
         lambda: DVector<f64>,
         status: SolveStatus,
         iterations: usize,
-        residual: f64,
         start: Instant,
         history: Option<Vec<f64>>,
     ) -> Self {
         let velocity = problem.velocity(&lambda);
+        let criteria = model_criteria(model, problem, &lambda, &velocity);
         Self {
             lambda,
             velocity,
             status,
             iterations,
-            residual,
+            criterion: settings.stop,
+            residual: settings.stop.pick(&criteria),
+            criteria,
             solve_time: start.elapsed(),
             history,
         }
@@ -370,8 +499,8 @@ impl FromStr for SolverId {
 }
 
 /// A solver named with its settings and parameters, as given on the command line
-/// (`ncp-admm:eps_abs=1e-8,rho=1e-3`) or in a YAML/JSON map
-/// (`{solver: ncp-admm, eps_abs: 1e-8, rho: 1e-3}`).
+/// (`ncp-admm:eps_rel=1e-8,rho=1e-3`) or in a YAML/JSON map
+/// (`{solver: ncp-admm, stop: absolute, eps_abs: 1e-8, rho: 1e-3}`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct SolverSpec {
     /// Which solver.
@@ -416,6 +545,7 @@ impl SolverSpec {
                 shared.insert(field.to_string(), v);
             }
         }
+        let given: Vec<String> = shared.keys().cloned().collect();
         let settings: SolverSettings =
             serde_json::from_value(Value::Object(shared)).map_err(|e| {
                 SolverError::InvalidParameter {
@@ -424,6 +554,7 @@ impl SolverSpec {
                 }
             })?;
         settings.validate()?;
+        check_unused_tolerance(&settings, given.iter().map(String::as_str))?;
         Ok(Self {
             id,
             settings,
@@ -461,6 +592,45 @@ impl FromStr for SolverSpec {
         }
         SolverSpec::from_map(map)
     }
+}
+
+/// Refuses a tolerance given for the criterion that is not in use (`eps_abs` with
+/// `stop: relative`, `eps_rel` with `stop: absolute`): it would be silently ignored.
+/// `given` names the settings that were written (in a file, a spec or a flag).
+pub fn check_unused_tolerance<'a>(
+    settings: &SolverSettings,
+    given: impl IntoIterator<Item = &'a str>,
+) -> Result<(), SolverError> {
+    let unused = match settings.stop {
+        Criterion::Relative => Criterion::Absolute,
+        Criterion::Absolute => Criterion::Relative,
+    };
+    let field = unused.tolerance_field();
+    if given.into_iter().any(|g| g == field) {
+        return Err(SolverError::InvalidSetting {
+            field: field.to_string(),
+            value: format!(
+                "{:e}",
+                match unused {
+                    Criterion::Relative => settings.eps_rel,
+                    Criterion::Absolute => settings.eps_abs,
+                }
+            ),
+            reason: format!(
+                "is the tolerance of stop: {unused}, but this solver stops on the {} \
+                 criterion (stop: {}{}): set {} instead, or stop: {unused}",
+                settings.stop,
+                settings.stop,
+                if settings.stop == Criterion::default() {
+                    ", the default"
+                } else {
+                    ""
+                },
+                settings.stop.tolerance_field()
+            ),
+        });
+    }
+    Ok(())
 }
 
 /// Reads a solver's own parameters from a map, refusing unknown keys.

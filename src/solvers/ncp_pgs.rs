@@ -3,14 +3,13 @@
 //! The LCP's update (Alg. 1) with the box clamp replaced by the horizontal projection on
 //! the cone: `λ_T` is projected onto the disk of radius `μ λ_N`, `λ_N` unchanged. A fixed
 //! point satisfies Signorini, Coulomb and the maximum dissipation principle. Stops on
-//! the NCP criterion.
+//! the NCP's criteria.
 
 use nalgebra::{Matrix3, Vector3};
 use serde_json::{Map, Value};
 
 use super::per_contact::{build_pgs, normal_then_tangential_step};
-use super::support::ModelResidual;
-use super::{ContactSolver, SolverError, SolverId, SolverSettings};
+use super::{ContactModel, ContactSolver, SolverError, SolverId, SolverSettings};
 use crate::problem::cones;
 
 /// Alg. 5's per-contact update, over-relaxed by `ω`.
@@ -34,7 +33,7 @@ pub fn build(
 ) -> Result<Box<dyn ContactSolver>, SolverError> {
     build_pgs(
         SolverId::NcpPgs,
-        ModelResidual::Ncp,
+        ContactModel::Ncp,
         ncp_step,
         settings,
         params,

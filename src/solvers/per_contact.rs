@@ -7,10 +7,10 @@
 //! update (no allocation in the loop) and recomputed from scratch before convergence is
 //! declared, so the reported residual is the one of the returned `λ`.
 //!
-//! Stopping (shared convention): the rule's own model residual below `eps_abs`
-//! (checked after every sweep), or the relative step
-//! `‖λ_{k+1} − λ_k‖ / max(1, ‖λ_k‖)` below `eps_rel`. A step-based stop whose residual is
-//! still above `eps_abs` is reported as a stall (`Failed`), never as converged.
+//! Stopping (the shared test of [`super::support`]): after every sweep, the criterion
+//! named by `stop` (relative by default) of the rule's own model, at most its tolerance;
+//! a relative step `‖λ_{k+1} − λ_k‖ / ‖λ_k‖` at most `eps_step` first is a stall, never
+//! convergence. A non-finite or diverging sweep ends the solve with the last usable `λ`.
 
 use std::time::Instant;
 
@@ -18,7 +18,9 @@ use nalgebra::{DVector, Matrix3, Vector2, Vector3};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::support::{all_finite, relative_step, solve_checked, stopping_status, ModelResidual};
+use super::support::{
+    iterate_status, model_criteria, relative_step, solve_checked, stopping_status,
+};
 use super::{
     parse_params, ContactModel, ContactSolver, SolveReport, SolveStatus, SolverError, SolverId,
     SolverSettings,
@@ -29,7 +31,7 @@ use crate::problem::{contact_vector, set_contact_vector, ContactProblem};
 pub(crate) trait ContactRule {
     /// Called once per solve with the settings and the diagonal blocks of `G + R`, before
     /// the first sweep. An error (e.g. a singular block the rule must invert) ends the
-    /// solve as `Failed`.
+    /// solve as a `NumericalError` at iteration 0.
     fn prepare(&mut self, settings: &SolverSettings, blocks: &[Matrix3<f64>])
         -> Result<(), String>;
 
@@ -47,8 +49,8 @@ pub(crate) trait ContactRule {
     /// Called after each sweep (RaiSim decays its relaxation factor here).
     fn end_sweep(&mut self) {}
 
-    /// The model's own residual of `(λ, c)`.
-    fn residual(&self, problem: &ContactProblem, lambda: &DVector<f64>, c: &DVector<f64>) -> f64;
+    /// The contact model whose criteria stop the loop.
+    fn model(&self) -> ContactModel;
 }
 
 /// Runs the per-contact Gauss-Seidel loop with `rule` on `problem` from `warm_start`
@@ -59,7 +61,7 @@ pub(crate) fn solve_per_contact<R: ContactRule>(
     problem: &ContactProblem,
     warm_start: Option<&DVector<f64>>,
 ) -> Result<SolveReport, SolverError> {
-    solve_checked(problem, warm_start, settings.record_history, |start| {
+    solve_checked(problem, rule.model(), settings, warm_start, |start| {
         Ok(sweeps(rule, settings, problem, warm_start, start))
     })
 }
@@ -72,6 +74,12 @@ fn sweeps<R: ContactRule>(
     warm_start: Option<&DVector<f64>>,
     start: Instant,
 ) -> SolveReport {
+    let model = rule.model();
+    let finish = |lambda, status, iterations, history| {
+        SolveReport::finish(
+            problem, model, settings, lambda, status, iterations, start, history,
+        )
+    };
     let n = problem.num_contacts();
     let mut lambda = warm_start
         .cloned()
@@ -80,23 +88,14 @@ fn sweeps<R: ContactRule>(
     let mut history = settings
         .record_history
         .then(|| Vec::with_capacity(settings.max_iter));
-    if let Err(reason) = rule.prepare(settings, &blocks) {
-        let residual = rule.residual(problem, &lambda, &problem.velocity(&lambda));
-        return SolveReport::finish(
-            problem,
-            lambda,
-            SolveStatus::Failed(reason),
-            0,
-            residual,
-            start,
-            history,
-        );
+    if let Err(what) = rule.prepare(settings, &blocks) {
+        let status = SolveStatus::NumericalError { iteration: 0, what };
+        return finish(lambda, status, 0, history);
     }
     let delassus = problem.delassus();
     let compliance = problem.compliance();
     let mut c = problem.velocity(&lambda);
     let mut previous = lambda.clone();
-    let mut residual = f64::NAN;
     for iteration in 1..=settings.max_iter {
         previous.copy_from(&lambda);
         for (i, block) in blocks.iter().enumerate() {
@@ -115,43 +114,32 @@ fn sweeps<R: ContactRule>(
             }
         }
         rule.end_sweep();
-        if !all_finite(&lambda) {
-            return SolveReport::finish(
-                problem,
-                lambda,
-                SolveStatus::Failed(format!("diverged at iteration {iteration}")),
-                iteration,
-                f64::NAN,
-                start,
-                history,
-            );
+        if let Some(status) = iterate_status(&lambda, iteration, "forces") {
+            return finish(previous, status, iteration, history);
         }
-        residual = rule.residual(problem, &lambda, &c);
+        let mut criteria = model_criteria(model, problem, &lambda, &c);
         let step = relative_step(&lambda, &previous);
-        if residual <= settings.eps_abs
-            || step <= settings.eps_rel
+        let tested = settings.stop.pick(&criteria);
+        if tested <= settings.tolerance()
+            || tested.is_nan()
+            || step <= settings.eps_step
             || iteration == settings.max_iter
         {
             // Confirm (or report) on a velocity free of accumulated round-off.
-            c = problem.velocity(&lambda);
-            residual = rule.residual(problem, &lambda, &c);
+            problem.velocity_into(&lambda, &mut c);
+            criteria = model_criteria(model, problem, &lambda, &c);
         }
         if let Some(h) = history.as_mut() {
-            h.push(residual);
+            h.push(settings.stop.pick(&criteria));
         }
-        if let Some(status) = stopping_status(residual, step, settings, iteration) {
-            return SolveReport::finish(
-                problem, lambda, status, iteration, residual, start, history,
-            );
+        if let Some(status) = stopping_status(&criteria, step, settings, iteration, start) {
+            return finish(lambda, status, iteration, history);
         }
     }
-    SolveReport::finish(
-        problem,
+    finish(
         lambda,
         SolveStatus::MaxIterations,
         settings.max_iter,
-        residual,
-        start,
         history,
     )
 }
@@ -190,10 +178,10 @@ pub(crate) type RelaxedStep =
     fn(f64, &Matrix3<f64>, &Vector3<f64>, &Vector3<f64>, f64) -> Vector3<f64>;
 
 /// The rule of a projected Gauss-Seidel solver: its step with `ω` from the settings, and
-/// the model residual it stops on.
+/// the model it stops on.
 struct PgsRule {
     step: RelaxedStep,
-    residual: ModelResidual,
+    model: ContactModel,
     omega: f64,
 }
 
@@ -214,8 +202,8 @@ impl ContactRule for PgsRule {
         (self.step)(mu, block, lambda, c, self.omega)
     }
 
-    fn residual(&self, problem: &ContactProblem, lambda: &DVector<f64>, c: &DVector<f64>) -> f64 {
-        self.residual.eval(problem, lambda, c)
+    fn model(&self) -> ContactModel {
+        self.model
     }
 }
 
@@ -224,11 +212,10 @@ impl ContactRule for PgsRule {
 #[serde(default, deny_unknown_fields)]
 struct PgsParams {}
 
-/// Builds the projected Gauss-Seidel solver `id` from its step and the residual it stops
-/// on (its contact model is that residual's).
+/// Builds the projected Gauss-Seidel solver `id` of `model` from its step.
 pub(crate) fn build_pgs(
     id: SolverId,
-    residual: ModelResidual,
+    model: ContactModel,
     step: RelaxedStep,
     settings: SolverSettings,
     params: &Map<String, Value>,
@@ -236,12 +223,12 @@ pub(crate) fn build_pgs(
     let PgsParams {} = parse_params(id.as_str(), params)?;
     let rule = PgsRule {
         step,
-        residual,
+        model,
         omega: settings.over_relaxation,
     };
     Ok(Box::new(PerContactSolver::new(
         id.as_str(),
-        residual.model(),
+        model,
         settings,
         rule,
     )))
@@ -294,7 +281,6 @@ impl<R: ContactRule + Send> ContactSolver for PerContactSolver<R> {
         problem: &ContactProblem,
         warm_start: Option<&DVector<f64>>,
     ) -> Result<SolveReport, SolverError> {
-        self.settings.validate()?;
         solve_per_contact(&mut self.rule, &self.settings, problem, warm_start)
     }
 }
@@ -330,14 +316,15 @@ mod tests {
         fn end_sweep(&mut self) {
             self.sweeps += 1;
         }
-        fn residual(&self, _: &ContactProblem, _: &DVector<f64>, _: &DVector<f64>) -> f64 {
-            1.0
+        fn model(&self) -> ContactModel {
+            ContactModel::Ccp
         }
     }
 
     #[test]
     fn divergence_is_reported_with_its_iteration() {
-        let Ok(p) = single_contact(0.5, Matrix3::identity(), Vector3::new(0.0, 0.0, -1.0)) else {
+        // g_N = −2: the first sweep's λ = (0, 0, 1) is not an answer (c_N = −1).
+        let Ok(p) = single_contact(0.5, Matrix3::identity(), Vector3::new(0.0, 0.0, -2.0)) else {
             panic!("valid problem");
         };
         let report = solve_per_contact(
@@ -346,10 +333,15 @@ mod tests {
             &p,
             None,
         );
-        let status = report.map(|r| r.status);
-        assert_eq!(
-            status.ok(),
-            Some(SolveStatus::Failed("diverged at iteration 2".into()))
-        );
+        let Ok(report) = report else {
+            panic!("the solve runs");
+        };
+        assert!(matches!(
+            report.status,
+            SolveStatus::NumericalError { iteration: 2, .. }
+        ));
+        // The last usable forces are returned, with finite criteria.
+        assert_eq!(report.lambda, DVector::from_vec(vec![0.0, 0.0, 1.0]));
+        assert!(report.residual.is_finite());
     }
 }

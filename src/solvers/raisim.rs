@@ -13,21 +13,21 @@
 //! the starting angle (strong normal-tangential coupling, `G_NN + μ G_NT·u ≤ 0`), the
 //! sliding step falls back to the Euclidean projection of `λ_v0` on the cone.
 //! The model keeps Signorini and Coulomb but not the MDP: at a sliding solution `c_T`
-//! opposes `λ_T + μ² λ_N G_NT / G_NN` (eq. 21). Stops on RaiSim's own residual
-//! ([`crate::metrics::raisim_residual`]).
+//! opposes `λ_T + μ² λ_N G_NT / G_NN` (eq. 21). Stops on RaiSim's own criteria
+//! ([`crate::metrics::residuals::raisim_contact_residual`], each term divided by its scale
+//! for the relative one).
 //!
 //! The corrected variant (`raisim-corrected`, ContactBench) minimizes instead
 //! `½ λᵀ G_ii λ + (g̃ + Γ(c_i, μ))ᵀ λ` on the same ellipse, `c_i` the contact's current
-//! velocity: its fixed points are NCP solutions, and it stops on the NCP criterion.
+//! velocity: its fixed points are NCP solutions, and it stops on the NCP's criteria.
 
-use nalgebra::{DVector, Matrix3, Vector3};
+use nalgebra::{Matrix3, Vector3};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::per_contact::{ContactRule, PerContactSolver};
 use super::{parse_params, ContactModel, ContactSolver, SolverError, SolverSettings};
-use crate::metrics::{ncp_criterion, raisim_residual};
-use crate::problem::{cones, ContactProblem};
+use crate::problem::cones;
 
 /// RaiSim's own parameters.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -164,11 +164,11 @@ impl ContactRule for RaisimRule {
             self.params.gamma * self.alpha + (1.0 - self.params.gamma) * self.params.alpha_min;
     }
 
-    fn residual(&self, problem: &ContactProblem, lambda: &DVector<f64>, c: &DVector<f64>) -> f64 {
+    fn model(&self) -> ContactModel {
         if self.corrected {
-            ncp_criterion(problem, lambda, c)
+            ContactModel::Ncp
         } else {
-            raisim_residual(problem, lambda, c)
+            ContactModel::Raisim
         }
     }
 }

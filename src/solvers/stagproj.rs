@@ -13,12 +13,12 @@
 //!
 //! `D_i` is the disk `‖λ_T^i‖₂ ≤ μ_i λ_N^i` for the NCP and the square
 //! `‖λ_T^i‖_∞ ≤ μ_i λ_N^i` for the LCP (pyramid). A fixed point satisfies Signorini and the
-//! maximum dissipation principle: it solves the NCP (resp. the LCP). Each QP is solved by
-//! clarabel (interior point) to `eps_abs / 1000` (within `[1e-12, 1e-8]`), with at most
-//! `qp_max_iter` interior-point iterations. The outer loop stops on the model's residual
-//! (NCP criterion or LCP residual) below `eps_abs` (a relative step of `λ` below `eps_rel`
-//! first is a stall), after at most `max_iter` outer iterations; `iterations` counts outer
-//! iterations (two QPs each). A warm start gives the first `λ_T`.
+//! maximum dissipation principle: it solves the NCP (resp. the LCP). Each QP is made
+//! dimensionless and solved by clarabel (interior point) to a thousandth of the tolerance
+//! (within `[1e-12, 1e-8]`), with at most `qp_max_iter` interior-point iterations. The
+//! outer loop stops on the model's criterion named by `stop` (NCP or LCP; a relative step
+//! of `λ` below `eps_step` first is a stall), after at most `max_iter` outer iterations;
+//! `iterations` counts outer iterations (two QPs each). A warm start gives the first `λ_T`.
 
 use std::time::Instant;
 
@@ -26,8 +26,13 @@ use nalgebra::{DMatrix, DVector};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::conic::{interior_point_tolerance, solve_conic_qp, unsolved_status, Block};
-use super::support::{all_finite, relative_step, solve_checked, stopping_status, ModelResidual};
+use super::conic::{
+    interior_point_tolerance, remaining_time, solve_conic_qp, unsolved_status, Block, ConicLimits,
+    ConicSolution,
+};
+use super::support::{
+    iterate_status, model_criteria, relative_step, solve_checked, stopping_status,
+};
 use super::{
     parse_params, ContactModel, ContactSolver, SolveReport, SolveStatus, SolverError, SolverId,
     SolverSettings,
@@ -80,11 +85,11 @@ impl FrictionSet {
         }
     }
 
-    /// The residual the outer loop stops on: NCP criterion or LCP residual.
-    fn residual(self) -> ModelResidual {
+    /// The model the outer loop stops on: NCP or LCP.
+    fn model(self) -> ContactModel {
         match self {
-            FrictionSet::Disk => ModelResidual::Ncp,
-            FrictionSet::Square => ModelResidual::Lcp,
+            FrictionSet::Disk => ContactModel::Ncp,
+            FrictionSet::Square => ContactModel::Lcp,
         }
     }
 }
@@ -122,7 +127,7 @@ impl ContactSolver for StagprojSolver {
     }
 
     fn model(&self) -> ContactModel {
-        self.friction.residual().model()
+        self.friction.model()
     }
 
     fn settings(&self) -> &SolverSettings {
@@ -138,16 +143,22 @@ impl ContactSolver for StagprojSolver {
         problem: &ContactProblem,
         warm_start: Option<&DVector<f64>>,
     ) -> Result<SolveReport, SolverError> {
-        solve_checked(problem, warm_start, self.settings.record_history, |start| {
-            Ok(solve_staggered(
-                problem,
-                warm_start,
-                &self.settings,
-                &self.params,
-                self.friction,
-                start,
-            ))
-        })
+        solve_checked(
+            problem,
+            self.friction.model(),
+            &self.settings,
+            warm_start,
+            |start| {
+                Ok(solve_staggered(
+                    problem,
+                    warm_start,
+                    &self.settings,
+                    &self.params,
+                    self.friction,
+                    start,
+                ))
+            },
+        )
     }
 }
 
@@ -189,7 +200,7 @@ fn solve_staggered(
     start: Instant,
 ) -> SolveReport {
     let n = problem.num_contacts();
-    let model = friction.residual();
+    let model = friction.model();
     let delassus = problem.effective_delassus();
     let (normal, tangent) = split_indices(n);
     let g_nn = sub_matrix(&delassus, &normal, &normal);
@@ -197,8 +208,13 @@ fn solve_staggered(
     let g_nt = sub_matrix(&delassus, &normal, &tangent);
     let g_n = sub_vector(problem.free_velocity(), &normal);
     let g_t = sub_vector(problem.free_velocity(), &tangent);
-    let tolerance = interior_point_tolerance(settings.eps_abs);
+    let tolerance = interior_point_tolerance(settings.tolerance());
     let normal_blocks = vec![Block::Nonnegative; n];
+    let limits = |start: Instant| ConicLimits {
+        tolerance,
+        max_iter: params.qp_max_iter,
+        time_limit: remaining_time(settings.max_time, start),
+    };
 
     let mut lambda = DVector::zeros(3 * n);
     let mut lambda_t = match warm_start {
@@ -207,21 +223,14 @@ fn solve_staggered(
     };
     let mut history = settings.record_history.then(Vec::new);
     let mut status = SolveStatus::MaxIterations;
-    let mut residual = f64::INFINITY;
     let mut iterations = 0;
     for k in 1..=settings.max_iter {
         iterations = k;
         let lambda_prev = lambda.clone();
         // Normal QP (Alg. 6, lines 2-3).
         let g_n_tilde = &g_n + &g_nt * &lambda_t;
-        let normal_qp = solve_conic_qp(
-            &g_nn,
-            &g_n_tilde,
-            &normal_blocks,
-            tolerance,
-            params.qp_max_iter,
-        );
-        let lambda_n = match sub_problem_result(normal_qp, "normal", k) {
+        let normal_qp = solve_conic_qp(&g_nn, &g_n_tilde, &normal_blocks, limits(start));
+        let lambda_n = match sub_problem_result(normal_qp, k) {
             Ok(x) => x,
             Err(failed) => {
                 status = failed;
@@ -239,14 +248,8 @@ fn solve_staggered(
                 }
             })
             .collect();
-        let friction_qp = solve_conic_qp(
-            &g_tt,
-            &g_t_tilde,
-            &friction_blocks,
-            tolerance,
-            params.qp_max_iter,
-        );
-        lambda_t = match sub_problem_result(friction_qp, "tangential", k) {
+        let friction_qp = solve_conic_qp(&g_tt, &g_t_tilde, &friction_blocks, limits(start));
+        lambda_t = match sub_problem_result(friction_qp, k) {
             Ok(x) => x,
             Err(failed) => {
                 status = failed;
@@ -258,45 +261,39 @@ fn solve_staggered(
             lambda[3 * i + 1] = lambda_t[2 * i + 1];
             lambda[3 * i + 2] = lambda_n[i];
         }
-        residual = model.eval(problem, &lambda, &problem.velocity(&lambda));
+        let criteria = model_criteria(model, problem, &lambda, &problem.velocity(&lambda));
         if let Some(h) = history.as_mut() {
-            h.push(residual);
+            h.push(settings.stop.pick(&criteria));
         }
         let step = relative_step(&lambda, &lambda_prev);
-        if let Some(stop) = stopping_status(residual, step, settings, k) {
+        if let Some(stop) = stopping_status(&criteria, step, settings, k, start) {
             status = stop;
             break;
         }
     }
-    if !residual.is_finite() {
-        residual = model.eval(problem, &lambda, &problem.velocity(&lambda));
-    }
     SolveReport::finish(
-        problem, lambda, status, iterations, residual, start, history,
+        problem, model, settings, lambda, status, iterations, start, history,
     )
 }
 
-/// The minimizer of a sub-problem, or the status that ends the solve.
+/// The minimizer of a sub-problem at outer iteration `iteration`, or the status that ends
+/// the solve (a sub-problem that hits `qp_max_iter` is a numerical error of the outer loop,
+/// not its `MaxIterations`).
 fn sub_problem_result(
-    solution: Result<super::conic::ConicSolution, String>,
-    which: &str,
+    solution: Result<ConicSolution, String>,
     iteration: usize,
 ) -> Result<DVector<f64>, SolveStatus> {
     match solution {
-        Ok(s) if !all_finite(&s.x) => Err(SolveStatus::Failed(format!(
-            "diverged at iteration {iteration}: {which} QP returned non-finite forces"
-        ))),
-        Ok(s) => match unsolved_status(s.status) {
+        Ok(s) => match iterate_status(&s.x, iteration, "sub-problem forces")
+            .or_else(|| unsolved_status(s.status, iteration))
+        {
             None => Ok(s.x),
-            Some(SolveStatus::MaxIterations) => Err(SolveStatus::Failed(format!(
-                "{which} QP hit qp_max_iter at iteration {iteration}"
-            ))),
-            Some(other) => Err(SolveStatus::Failed(format!(
-                "{which} QP at iteration {iteration}: {other}"
-            ))),
+            Some(SolveStatus::MaxIterations) => Err(SolveStatus::NumericalError {
+                iteration,
+                what: "a sub-problem hit qp_max_iter".into(),
+            }),
+            Some(other) => Err(other),
         },
-        Err(reason) => Err(SolveStatus::Failed(format!(
-            "{which} QP at iteration {iteration}: {reason}"
-        ))),
+        Err(what) => Err(SolveStatus::NumericalError { iteration, what }),
     }
 }

@@ -1,78 +1,96 @@
-//! Small pieces shared by every solver: the model residual each one stops on, the relative
-//! step and the stopping rule, the warm-start check and the empty answer.
+//! The pieces of a solver loop that every solver shares, in one place (docs/ruler.md):
+//! the criteria of the solver's model, the relative step, the stopping test, the test of
+//! an iterate, the warm-start check and the empty answer. A solver written outside the
+//! crate uses the same functions, so that its answers are judged like the built-in ones.
+//!
+//! One iteration of a solver reads:
+//!
+//! ```text
+//! x_k ← update(x_{k−1})                         (the algorithm)
+//! iterate_status(λ_k, k)?                       (NaN/inf → NumericalError, huge → Diverged)
+//! criteria ← model_criteria(model, p, λ_k, c_k) (relative and absolute, metrics/residuals.rs)
+//! stopping_status(criteria, relative_step(x_k, x_{k−1}), settings, k, start)?
+//! ```
+//!
+//! and a warm start is returned at once (0 iterations) only when
+//! [`passes`] holds: the same test as a converged iterate.
 
 use std::time::Instant;
 
 use nalgebra::DVector;
 
 use super::{ContactModel, SolveReport, SolveStatus, SolverError, SolverSettings};
-use crate::metrics::residuals::{ccp_residual, lcp_residual, ncp_criterion};
-use crate::problem::ContactProblem;
+pub use crate::metrics::residuals::{model_criteria, Criteria};
+use crate::problem::{ContactProblem, MAGNITUDE_LIMIT};
 
-/// The residual of a contact model (metrics/residuals.rs), evaluated at `λ` with
-/// `c = (G + R) λ + g`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum ModelResidual {
-    /// NCP criterion (de Saxcé-corrected velocity, ice-cream cone).
-    Ncp,
-    /// CCP residual (ice-cream cone, uncorrected velocity).
-    Ccp,
-    /// LCP residual (pyramid, `μ‖c_T‖₁`-corrected velocity).
-    Lcp,
-}
-
-impl ModelResidual {
-    /// The residual at `λ`, given `c`.
-    pub(crate) fn eval(
-        self,
-        problem: &ContactProblem,
-        lambda: &DVector<f64>,
-        c: &DVector<f64>,
-    ) -> f64 {
-        match self {
-            ModelResidual::Ncp => ncp_criterion(problem, lambda, c),
-            ModelResidual::Ccp => ccp_residual(problem, lambda, c),
-            ModelResidual::Lcp => lcp_residual(problem, lambda, c),
-        }
-    }
-
-    /// The contact model whose residual it is.
-    pub(crate) fn model(self) -> ContactModel {
-        match self {
-            ModelResidual::Ncp => ContactModel::Ncp,
-            ModelResidual::Ccp => ContactModel::Ccp,
-            ModelResidual::Lcp => ContactModel::Lcp,
-        }
-    }
-}
-
-/// `‖λ_{k+1} − λ_k‖ / max(1, ‖λ_k‖)`, the step the `eps_rel` setting bounds.
-/// Allocation-free: it runs once per iteration of every solver.
-pub(crate) fn relative_step(new: &DVector<f64>, old: &DVector<f64>) -> f64 {
+/// `‖x_k − x_{k−1}‖ / ‖x_{k−1}‖` (Euclidean), the step the `eps_step` setting bounds;
+/// 0 when both are zero, very large when only `x_{k−1}` is. Invariant to the unit of
+/// `x`. Allocation-free: it runs once per iteration of every solver.
+pub fn relative_step(new: &DVector<f64>, old: &DVector<f64>) -> f64 {
     let squared: f64 = new
         .iter()
         .zip(old.iter())
         .map(|(a, b)| (a - b) * (a - b))
         .sum();
-    squared.sqrt() / old.norm().max(1.0)
+    squared.sqrt() / old.norm().max(f64::MIN_POSITIVE)
 }
 
-/// The stopping rule every solver shares: converged when the own residual is below
-/// `eps_abs`; a stall ([`SolveStatus::Failed`]) when the relative step falls below
-/// `eps_rel` first; `None` to go on.
-pub(crate) fn stopping_status(
-    residual: f64,
+/// The stopping test every solver shares, after iteration `iteration`:
+/// - the tested criterion (`settings.stop`) NaN: [`SolveStatus::NumericalError`];
+/// - at most its tolerance: [`SolveStatus::Converged`];
+/// - the relative step at most `eps_step`: [`SolveStatus::Stalled`];
+/// - `max_time` elapsed since `start`: [`SolveStatus::MaxTime`];
+/// - otherwise `None` (go on; [`SolveStatus::MaxIterations`] after the last iteration is
+///   the caller's).
+pub fn stopping_status(
+    criteria: &Criteria,
     step: f64,
     settings: &SolverSettings,
     iteration: usize,
+    start: Instant,
 ) -> Option<SolveStatus> {
-    if residual <= settings.eps_abs {
+    let tested = settings.stop.pick(criteria);
+    if tested.is_nan() {
+        Some(SolveStatus::NumericalError {
+            iteration,
+            what: format!("the {} criterion is not a number", settings.stop),
+        })
+    } else if tested <= settings.tolerance() {
         Some(SolveStatus::Converged)
-    } else if step <= settings.eps_rel {
-        Some(SolveStatus::Failed(format!(
-            "stalled at iteration {iteration}: relative step {step:.3e} <= eps_rel \
-             with residual {residual:.3e} > eps_abs"
-        )))
+    } else if step <= settings.eps_step {
+        Some(SolveStatus::Stalled { iteration })
+    } else if out_of_time(settings, start) {
+        Some(SolveStatus::MaxTime)
+    } else {
+        None
+    }
+}
+
+/// True when `max_time` is set and has elapsed since `start`.
+pub fn out_of_time(settings: &SolverSettings, start: Instant) -> bool {
+    settings
+        .max_time
+        .is_some_and(|t| start.elapsed().as_secs_f64() >= t)
+}
+
+/// True when `criteria` pass the tolerance of the tested criterion (`stop`): the test
+/// of convergence, and the only condition under which a solver may return a warm start
+/// after 0 iterations.
+pub fn passes(criteria: &Criteria, settings: &SolverSettings) -> bool {
+    settings.stop.pick(criteria) <= settings.tolerance()
+}
+
+/// The test of an iterate `x` after iteration `iteration`: a non-finite entry is a
+/// [`SolveStatus::NumericalError`], an entry beyond [`MAGNITUDE_LIMIT`] a
+/// [`SolveStatus::Diverged`]; `None` when it is usable. `what` names the iterate.
+pub fn iterate_status(x: &DVector<f64>, iteration: usize, what: &str) -> Option<SolveStatus> {
+    if !x.iter().all(|v| v.is_finite()) {
+        Some(SolveStatus::NumericalError {
+            iteration,
+            what: format!("non-finite {what}"),
+        })
+    } else if x.amax() > MAGNITUDE_LIMIT {
+        Some(SolveStatus::Diverged { iteration })
     } else {
         None
     }
@@ -85,35 +103,104 @@ pub(crate) fn all_finite(x: &DVector<f64>) -> bool {
 
 /// The frame of every built-in solve, public so that a solver written outside the crate
 /// keeps the same conventions: starts the clock, checks the warm start against `problem`
-/// (a wrong size is [`SolverError::Problem`]), answers a problem without contacts at once
-/// (empty `λ`, converged in 0 iterations, an empty history when `record_history`), and
-/// otherwise returns `solve_contacts(start)`, `start` the instant the solve began (for
-/// [`SolveReport::finish`]).
+/// (a wrong size, a non-finite or too large entry is [`SolverError::Problem`]), answers
+/// a problem without contacts at once (empty `λ`, converged in 0 iterations, an empty
+/// history when `record_history`), and otherwise returns `solve_contacts(start)`, `start`
+/// the instant the solve began (for [`SolveReport::finish`]).
 pub fn solve_checked(
     problem: &ContactProblem,
+    model: ContactModel,
+    settings: &SolverSettings,
     warm_start: Option<&DVector<f64>>,
-    record_history: bool,
     solve_contacts: impl FnOnce(Instant) -> Result<SolveReport, SolverError>,
 ) -> Result<SolveReport, SolverError> {
     let start = Instant::now();
+    settings.validate()?;
     if let Some(lambda0) = warm_start {
         problem.check_lambda(lambda0)?;
     }
     if problem.num_contacts() == 0 {
-        return Ok(empty_report(problem, start, record_history));
+        return Ok(SolveReport::finish(
+            problem,
+            model,
+            settings,
+            DVector::zeros(0),
+            SolveStatus::Converged,
+            0,
+            start,
+            settings.record_history.then(Vec::new),
+        ));
     }
     solve_contacts(start)
 }
 
-/// The answer to a problem with zero contacts: empty `λ`, converged in 0 iterations.
-fn empty_report(problem: &ContactProblem, start: Instant, record_history: bool) -> SolveReport {
-    SolveReport::finish(
-        problem,
-        DVector::zeros(0),
-        SolveStatus::Converged,
-        0,
-        0.0,
-        start,
-        record_history.then(Vec::new),
-    )
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn criteria(relative: f64) -> Criteria {
+        Criteria {
+            relative,
+            absolute: 1.0,
+        }
+    }
+
+    #[test]
+    fn nan_is_never_converged() {
+        let settings = SolverSettings::default();
+        let status = stopping_status(&criteria(f64::NAN), 0.0, &settings, 3, Instant::now());
+        assert!(matches!(
+            status,
+            Some(SolveStatus::NumericalError { iteration: 3, .. })
+        ));
+        assert!(!passes(&criteria(f64::NAN), &settings));
+    }
+
+    #[test]
+    fn the_tested_criterion_decides() {
+        let settings = SolverSettings::default();
+        let start = Instant::now();
+        // relative 1e-7 ≤ eps_rel = 1e-6, absolute 1 > eps_abs: relative is tested.
+        assert_eq!(
+            stopping_status(&criteria(1e-7), 1.0, &settings, 1, start),
+            Some(SolveStatus::Converged)
+        );
+        let absolute = SolverSettings {
+            stop: super::super::Criterion::Absolute,
+            ..settings.clone()
+        };
+        assert_eq!(
+            stopping_status(&criteria(1e-7), 1.0, &absolute, 1, start),
+            None
+        );
+        assert_eq!(
+            stopping_status(&criteria(1e-7), 1e-11, &absolute, 4, start),
+            Some(SolveStatus::Stalled { iteration: 4 })
+        );
+    }
+
+    #[test]
+    fn relative_step_is_unit_free() {
+        let old = DVector::from_vec(vec![1.0, 2.0]);
+        let new = DVector::from_vec(vec![1.0, 2.5]);
+        let step = relative_step(&new, &old);
+        let scaled = relative_step(&(&new * 1e-3), &(&old * 1e-3));
+        assert!((step - scaled).abs() <= 1e-15 * step);
+        assert_eq!(relative_step(&DVector::zeros(2), &DVector::zeros(2)), 0.0);
+    }
+
+    #[test]
+    fn iterates_beyond_the_limit_diverge_and_nan_is_an_error() {
+        let huge = DVector::from_vec(vec![0.0, 1e200]);
+        assert_eq!(
+            iterate_status(&huge, 7, "forces"),
+            Some(SolveStatus::Diverged { iteration: 7 })
+        );
+        let nan = DVector::from_vec(vec![f64::NAN, 0.0]);
+        assert!(matches!(
+            iterate_status(&nan, 2, "forces"),
+            Some(SolveStatus::NumericalError { iteration: 2, .. })
+        ));
+        assert_eq!(iterate_status(&DVector::zeros(2), 1, "forces"), None);
+    }
 }

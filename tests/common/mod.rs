@@ -1,7 +1,7 @@
 //! Helpers shared by the solver tests.
 #![allow(dead_code)]
 
-use contactbench::metrics::{ccp_residual, lcp_residual, ncp_criterion, raisim_residual};
+use contactbench::metrics::{model_criteria, Criteria};
 use contactbench::problem::ContactProblem;
 use contactbench::solvers::{ContactModel, ContactSolver, SolverId, SolverSettings};
 use nalgebra::DVector;
@@ -15,21 +15,21 @@ pub fn build(id: SolverId, settings: &SolverSettings) -> Box<dyn ContactSolver> 
     }
 }
 
-/// The residual of the model a solver solves, measured by the metrics module.
-pub fn model_residual(model: ContactModel, problem: &ContactProblem, lambda: &DVector<f64>) -> f64 {
-    let c = problem.velocity(lambda);
-    match model {
-        ContactModel::Lcp => lcp_residual(problem, lambda, &c),
-        ContactModel::Ccp => ccp_residual(problem, lambda, &c),
-        ContactModel::Raisim => raisim_residual(problem, lambda, &c),
-        ContactModel::Ncp => ncp_criterion(problem, lambda, &c),
-    }
+/// Both criteria of the model a solver solves, measured by the metrics module.
+pub fn criteria(model: ContactModel, problem: &ContactProblem, lambda: &DVector<f64>) -> Criteria {
+    model_criteria(model, problem, lambda, &problem.velocity(lambda))
 }
 
-/// Settings with a tolerance and an iteration cap.
-pub fn settings(eps_abs: f64, max_iter: usize) -> SolverSettings {
+/// The relative criterion of the model a solver solves, measured by the metrics module.
+pub fn model_residual(model: ContactModel, problem: &ContactProblem, lambda: &DVector<f64>) -> f64 {
+    criteria(model, problem, lambda).relative
+}
+
+/// Settings with a tolerance of the relative criterion (the default `stop`) and an
+/// iteration cap.
+pub fn settings(eps_rel: f64, max_iter: usize) -> SolverSettings {
     SolverSettings {
-        eps_abs,
+        eps_rel,
         max_iter,
         ..SolverSettings::default()
     }

@@ -157,8 +157,8 @@ impl Experiment for Fig11 {
         page.setup = vec![
             "Scenario `scenarios/paper/cube_push.yaml` (ContactBench's `cube.py --drag`): 1 kg cube on 4 mm corner spheres, F(t) = min(17.66, 39.24 t) N along y at the centre, **μ = 0.9** (cube.py's file has 0.4, which makes it slip at 0.10 s; the paper's ≈ 0.25 s and the 17.66 N = 2·0.9·g cap point to 0.9, docs/paper-protocol.md), Δt = 1 ms, 0.6 s, cold starts as in cube.py.".into(),
             format!("Per-contact solvers under ContactBench's protocol (tolerance 1e-9, at most {} sweeps); the ADMMs under ours (1e-9).", super::sliding::max_iter(ctx.quick)),
-            format!("Slip: first time the cube's speed along y exceeds {SLIP_SPEED} m/s (analytically 0.9·9.81/39.24 = 0.225 s). Internal forces: the norm of the part of λ in null(Jᵀ), divided by Δt (N), metric `{INTERNAL_FORCES}` (total; required and spurious are not yet split). Stiction phase {STICTION:?} s, sliding phase {SLIDING:?} s."),
-            format!("Spurious internal forces are measured, as in ContactBench's plot, by the forces **across** the push: f_x = the world-x component of a contact force (N). With the push along y, any x forces are internal (they sum to zero and change no velocity) and none is needed. The metric `{INTERNAL_FORCES}` (the whole null(Jᵀ) part of λ) is reported beside it, but it also holds the internal forces the model requires (the front/back split of the normal forces that balances the push's torque, combined with equal friction forces, is not in range(J)): it is not zero for any solver here. Once the metrics split required and spurious parts, `names::INTERNAL_FORCES` switches to the spurious part."),
+            format!("Slip: first time the cube's speed along y exceeds {SLIP_SPEED} m/s (analytically 0.9·9.81/39.24 = 0.225 s). Internal forces: the norm of the part of λ in null(Jᵀ), divided by Δt (N), metric `{INTERNAL_FORCES}` (the part the solver injected beyond what the model requires, docs/ruler.md). Stiction phase {STICTION:?} s, sliding phase {SLIDING:?} s."),
+            format!("Spurious internal forces are measured, as in ContactBench's plot, by the forces **across** the push: f_x = the world-x component of a contact force (N). With the push along y, any x forces are internal (they sum to zero and change no velocity) and none is needed. The metric `{INTERNAL_FORCES}` is reported beside it: the whole null(Jᵀ) part of λ also holds internal forces the model requires (the front/back split of the normal forces that balances the push's torque), which are not counted there."),
             "Right panels: the world-x component of each of the four contact forces (ContactBench's \"internal forces\" plot): forces across the push, which stretch or squeeze the cube and change no velocity.".into(),
         ];
 
@@ -183,7 +183,7 @@ impl Experiment for Fig11 {
             ));
             page.comparisons.push(Comparison::qualitative(
                 format!(
-                    "{}: largest `{INTERNAL_FORCES}` at stiction (N; required part included)",
+                    "{}: largest `{INTERNAL_FORCES}` at stiction (N)",
                     paper_name(*id)
                 ),
                 "–",

@@ -155,7 +155,7 @@ impl Experiment for Fig13 {
             "Scenario `scenarios/paper/solo_flat_feet.yaml`: Solo-12 in its `standing` pose under joint PD (20 N·m/rad, 0.5 N·m·s/rad), each foot carrying four 16 mm spheres whose centres form an 11 mm square, horizontal at the standing pose (a flat foot), μ = 0.9, K_b = 1e-4, Δt = 1 ms.".into(),
             format!("Under-determined: after one step the contact Jacobian has {rows} rows and rank {rank} (nv = {nv}), so λ has a {}-dimensional null space of Jᵀ in which internal forces live. With ContactBench's one sphere per foot (12 rows, rank 12) there is none.", rows.saturating_sub(rank)),
             format!("Compliance r ∈ {{{}}} s/kg, `R = r I` added to G on all three rows of every contact (ContactBench sets it on the normal row only; the paper discusses both). Solvers: CCP/ADMM and CCP/PGS (the CCP is the model MuJoCo makes compliant), our protocol, eps_abs = 1e-9, ≤ 100 iterations, {duration} s.", rs.iter().map(|r| format!("{r:e}")).collect::<Vec<_>>().join(", ")),
-            format!("Measured over the second half of each run, on the contacts that push (λ_N > 0): mean penetration depth (m); mean physical tangential speed ‖c_T − R λ_T‖ (m/s: the recorded c includes R λ); mean `{INTERNAL_FORCES}` / Δt (N, required part included)."),
+            format!("Measured over the second half of each run, on the contacts that push (λ_N > 0): mean penetration depth (m); mean physical tangential speed ‖c_T − R λ_T‖ (m/s: the recorded c includes R λ); mean `{INTERNAL_FORCES}` / Δt (N)."),
         ];
         let mut table = Vec::new();
         for &r in &rs {

@@ -15,7 +15,7 @@ use crate::report::chart::{BoxChart, BoxGroup, BoxSpec, Figure, Panel};
 use crate::report::style::solver_style;
 use crate::report::tables::markdown_table;
 use crate::simulation::recorder::RunRecord;
-use crate::solvers::{SolverId, SolverSpec};
+use crate::solvers::{Criterion, SolverId, SolverSpec};
 use plotters::style::RGBColor;
 
 /// Fig. 16.
@@ -140,8 +140,9 @@ impl Experiment for Fig16 {
                 ])?;
                 for id in SOLVERS {
                     let mut spec = SolverSpec::new(id);
+                    spec.settings.stop = Criterion::Absolute;
                     spec.settings.eps_abs = EPS_ABS;
-                    spec.settings.eps_rel = 0.0;
+                    spec.settings.eps_step = 0.0;
                     spec.settings.max_iter = MAX_ITER;
                     runs.push(
                         Run::new(scenario.clone(), spec, Protocol::Ours)

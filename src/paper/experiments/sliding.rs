@@ -15,7 +15,7 @@ use crate::paper::runs::{complete, simulate_all, Run, CUBE_SLIDE};
 use crate::paper::PaperError;
 use crate::report::axis::format_value;
 use crate::simulation::recorder::RunRecord;
-use crate::solvers::{SolverId, SolverSpec};
+use crate::solvers::{Criterion, SolverId, SolverSpec};
 
 /// The solvers of Tab. III and IV, in the paper's row order.
 pub const SOLVERS: [SolverId; 3] = [SolverId::CcpPgs, SolverId::Raisim, SolverId::NcpPgs];
@@ -161,8 +161,9 @@ pub fn run(
                 .into_iter()
                 .find(|s| s.id == id)
                 .unwrap_or_else(|| SolverSpec::new(id));
+            spec.settings.stop = Criterion::Absolute;
             spec.settings.eps_abs = tolerance;
-            spec.settings.eps_rel = 0.0;
+            spec.settings.eps_step = 0.0;
             spec.settings.max_iter = max_iter(quick);
             (spec, Protocol::Ours)
         }
