@@ -29,6 +29,7 @@ fn fig12_writes_its_page_figures_and_data() {
     let options = Options {
         only: vec!["fig12".into()],
         quick: true,
+        force: false,
     };
     let outcome = run_paper(&out, &options).expect("runs");
     assert!(outcome.errors().is_empty(), "{:?}", outcome.errors());
@@ -61,8 +62,16 @@ fn fig12_writes_its_page_figures_and_data() {
     let claims = &line.outcome.as_ref().expect("page").claims;
     assert_eq!(claims[0].verdict, Verdict::Holds, "{:?}", claims[0]);
 
-    // Running again replaces the directory it wrote.
-    run_paper(&out, &options).expect("replaces its own output");
+    // Running again is refused without `force`, and replaces its own output with it.
+    assert!(matches!(
+        run_paper(&out, &options),
+        Err(PaperError::Record(_))
+    ));
+    let again = Options {
+        force: true,
+        ..options
+    };
+    run_paper(&out, &again).expect("replaces its own output");
     let _ = std::fs::remove_dir_all(&out);
 }
 
@@ -72,6 +81,7 @@ fn unknown_experiment_and_foreign_directory_are_refused() {
     let bad = Options {
         only: vec!["fig99".into()],
         quick: true,
+        force: true,
     };
     assert!(matches!(
         run_paper(&out, &bad),
@@ -82,11 +92,16 @@ fn unknown_experiment_and_foreign_directory_are_refused() {
     let fig = Options {
         only: vec!["fig09".into()],
         quick: true,
+        force: true,
     };
-    assert!(matches!(
-        run_paper(&out, &fig),
-        Err(PaperError::ForeignOutput(_))
-    ));
+    let refused = run_paper(&out, &fig);
+    assert!(
+        matches!(&refused, Err(PaperError::Record(_)))
+            && refused
+                .as_ref()
+                .is_err_and(|e| e.to_string().contains("not written by contactbench")),
+        "{refused:?}"
+    );
     assert_eq!(
         std::fs::read_to_string(out.join("notes.txt")).expect("kept"),
         "mine"

@@ -10,9 +10,13 @@ use contactbench::paper::{experiments, run_paper, Options};
 /// Arguments of `contactbench paper`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Output directory (replaced if `contactbench paper` wrote it before).
+    /// Output directory; it must not exist unless `--force` (then only an earlier output
+    /// of contactbench is replaced).
     #[arg(long)]
     pub out: PathBuf,
+    /// Replace an earlier output of contactbench at `--out`.
+    #[arg(long)]
+    pub force: bool,
     /// Experiments to run, comma separated (default: all of them).
     #[arg(long, value_delimiter = ',')]
     pub only: Vec<String>,
@@ -36,6 +40,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let options = Options {
         only: args.only,
         quick: args.quick,
+        force: args.force,
     };
     let outcome = run_paper(&args.out, &options)
         .with_context(|| format!("paper --out {}", args.out.display()))?;

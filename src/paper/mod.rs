@@ -25,6 +25,7 @@ use thiserror::Error;
 
 use crate::report::chart::{render, Figure};
 use crate::report::ReportError;
+use crate::simulation::output::{Replace, Staging};
 use crate::simulation::recorder::{write_json, RecordError};
 use crate::simulation::{ScenarioError, SimulationError};
 use crate::solvers::SolverError;
@@ -70,9 +71,6 @@ pub enum PaperError {
     /// The run cache was poisoned by a panic in another experiment.
     #[error("the run cache is unusable after a panic in another experiment")]
     CachePoisoned,
-    /// The output directory exists and is not one `contactbench paper` wrote.
-    #[error("{0}: exists, is not empty and has no paper.json; refusing to replace it")]
-    ForeignOutput(String),
 }
 
 /// What the paper shows that is not reproduced, and why.
@@ -155,6 +153,8 @@ pub struct Options {
     pub only: Vec<String>,
     /// The CI size.
     pub quick: bool,
+    /// Replace an earlier output of `contactbench paper` (`--force`).
+    pub force: bool,
 }
 
 /// The outcome of `run_paper`: where the summary is and each experiment's line.
@@ -198,42 +198,22 @@ fn selection(options: &Options) -> Result<Vec<&'static dyn Experiment>, PaperErr
         .collect())
 }
 
-/// A directory `contactbench paper` may replace: absent, empty, or one it wrote.
-fn replaceable(dir: &Path) -> bool {
-    !dir.exists()
-        || dir.join("paper.json").is_file()
-        || std::fs::read_dir(dir).is_ok_and(|mut e| e.next().is_none())
-}
-
-/// Runs the selected experiments into `out` (written in a temporary sibling directory,
-/// renamed at the end): `out/<id>/README.md` per experiment with its figures and data,
-/// `out/README.md` the summary, `out/paper.json` the verdicts. An experiment that fails
-/// is reported on the summary and in [`PaperOutcome::errors`]; the others go on.
+/// Runs the selected experiments into `out`, through a staging directory published at
+/// the end (`simulation::output::Staging`: locked, complete or absent, replacing an
+/// earlier output of ours only when `options.force`): `out/<id>/README.md` per experiment
+/// with its figures and data, `out/README.md` the summary, `out/paper.json` the verdicts.
+/// An experiment that fails is reported on the summary and in [`PaperOutcome::errors`];
+/// the others go on.
 pub fn run_paper(out: &Path, options: &Options) -> Result<PaperOutcome, PaperError> {
     let chosen = selection(options)?;
-    if !replaceable(out) {
-        return Err(PaperError::ForeignOutput(out.display().to_string()));
-    }
-    let name = out
-        .file_name()
-        .map_or_else(|| "paper".into(), |n| n.to_string_lossy().into_owned());
-    let temp = out.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
-    if temp.exists() {
-        std::fs::remove_dir_all(&temp).map_err(|e| Context::io(&temp, e))?;
-    }
-    std::fs::create_dir_all(&temp).map_err(|e| Context::io(&temp, e))?;
-    let result = write_all(&temp, &chosen, options);
-    let lines = match result {
-        Ok(lines) => lines,
-        Err(e) => {
-            let _ = std::fs::remove_dir_all(&temp);
-            return Err(e);
-        }
+    let replace = if options.force {
+        Replace::Ours
+    } else {
+        Replace::Never
     };
-    if out.exists() {
-        std::fs::remove_dir_all(out).map_err(|e| Context::io(out, e))?;
-    }
-    std::fs::rename(&temp, out).map_err(|e| Context::io(out, e))?;
+    let staging = Staging::create(out, replace)?;
+    let lines = write_all(staging.path(), &chosen, options)?;
+    let out = staging.publish()?;
     Ok(PaperOutcome {
         summary: out.join("README.md"),
         lines,
