@@ -184,7 +184,7 @@ fn max_internal_forces_before(r: &RunRecord, t: f64) -> f64 {
     r.steps
         .iter()
         .filter(|s| s.time < t)
-        .filter_map(|s| s.metrics.internal_forces)
+        .filter_map(|s| s.metrics.as_ref()?.internal_forces)
         .fold(0.0, f64::max)
 }
 

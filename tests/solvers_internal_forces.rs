@@ -35,7 +35,9 @@ fn internal_forces(record: &RunRecord) -> Vec<(f64, f64, f64, f64)> {
         .iter()
         .filter(|s| !s.contacts.is_empty())
         .map(|s| {
-            let m = &s.metrics;
+            let Some(m) = &s.metrics else {
+                panic!("step {}: no metrics", s.step);
+            };
             let norm = s
                 .contacts
                 .iter()

@@ -47,6 +47,8 @@ const NEGLIGIBLE: f64 = 1e-9;
 const SOCP_TOLERANCE: f64 = 1e-10;
 /// Clarabel's iteration cap on the SOCP.
 const SOCP_MAX_ITER: usize = 200;
+/// The relaxation that keeps an interior in the SOCP's constraints (dimensionless).
+const FLOOR: f64 = 1e-12;
 
 /// The internal forces of an answer (N·s).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -59,9 +61,14 @@ pub struct InternalForces {
     pub spurious: f64,
 }
 
-/// An orthonormal basis (columns) of `null(Jᵀ)`, from the eigen-decomposition of `J Jᵀ`.
+/// An orthonormal basis (columns) of `null(Jᵀ)`, from the eigen-decomposition of `J Jᵀ`;
+/// no decomposition when a Cholesky factor proves the basis empty.
 fn null_space_of_transpose(jacobian: &DMatrix<f64>) -> DMatrix<f64> {
-    let eig = (jacobian * jacobian.transpose()).symmetric_eigen();
+    let gram = jacobian * jacobian.transpose();
+    if has_no_small_eigenvalue(&gram) {
+        return DMatrix::zeros(jacobian.nrows(), 0);
+    }
+    let eig = gram.symmetric_eigen();
     let largest = eig.eigenvalues.iter().fold(0.0_f64, |m, v| m.max(*v));
     let threshold = NULL_SPACE_TOLERANCE * largest.max(f64::MIN_POSITIVE);
     let columns: Vec<usize> = (0..eig.eigenvalues.len())
@@ -70,6 +77,17 @@ fn null_space_of_transpose(jacobian: &DMatrix<f64>) -> DMatrix<f64> {
     DMatrix::from_fn(jacobian.nrows(), columns.len(), |i, j| {
         eig.eigenvectors[(i, columns[j])]
     })
+}
+
+/// True when no eigenvalue of the PSD `gram` is at most `NULL_SPACE_TOLERANCE λ_max`,
+/// proven from its Cholesky factor: `λ_min ≥ 1 / ‖gram⁻¹‖_F` and `λ_max ≤ tr(gram)`
+/// (a sufficient test, ~10× cheaper than the eigen-decomposition: Solo-12's feet).
+fn has_no_small_eigenvalue(gram: &DMatrix<f64>) -> bool {
+    let Some(factor) = gram.clone().cholesky() else {
+        return false;
+    };
+    let smallest_bound = 1.0 / factor.inverse().norm();
+    smallest_bound.is_finite() && smallest_bound > NULL_SPACE_TOLERANCE * gram.trace()
 }
 
 /// Internal forces: the norm of the part of `λ` in `null(Jᵀ)`, forces that change no
@@ -120,6 +138,26 @@ pub fn internal_force_split(
     lambda: &DVector<f64>,
     model: ContactModel,
 ) -> Option<InternalForces> {
+    split_internal_forces(problem, lambda, model, Shortcut::WhenUnconstrained)
+}
+
+/// Whether the SOCP may be skipped when its unconstrained minimizer is feasible.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shortcut {
+    /// Skip clarabel when `z = −q` satisfies every constraint.
+    WhenUnconstrained,
+    /// Always solve the SOCP with clarabel (the reference of the tests).
+    #[cfg_attr(not(test), allow(dead_code))]
+    Never,
+}
+
+/// [`internal_force_split`], with or without the shortcut.
+fn split_internal_forces(
+    problem: &ContactProblem,
+    lambda: &DVector<f64>,
+    model: ContactModel,
+    shortcut: Shortcut,
+) -> Option<InternalForces> {
     let jacobian = problem.jacobian()?;
     let c = problem.velocity(lambda);
     if !(lambda.iter().all(|x| x.is_finite()) && c.iter().all(|x| x.is_finite())) {
@@ -136,75 +174,147 @@ pub fn internal_force_split(
             spurious: total,
         });
     }
-    let k = null.ncols();
     let velocity_scale = problem.velocity_scale().max(c.amax());
     // Dimensionless: λ̃ = λ / λ_s, ĉ̃ = ĉ / v_s; z is in units of λ_s.
     let lambda_unit = lambda / impulse_scale;
+    let constraints: Vec<ContactConstraint> = (0..problem.num_contacts())
+        .map(|i| {
+            let face = complementarity_face(
+                model,
+                problem.mu_of(i),
+                &contact_vector(lambda, i),
+                &contact_vector(&c, i),
+            ) / velocity_scale;
+            let sliding_or_separating =
+                face.norm() * velocity_scale > AT_REST * problem.velocity_scale();
+            ContactConstraint {
+                model,
+                mu: problem.mu_of(i),
+                lambda: contact_vector(&lambda_unit, i),
+                face: sliding_or_separating.then_some(face),
+            }
+        })
+        .collect();
+    let q = null.tr_mul(&lambda_unit);
+    let z = least_internal_force_step(&constraints, &null, &q, shortcut)?;
+    Some(InternalForces {
+        total,
+        required: (&q + &z).norm() * impulse_scale,
+        spurious: z.norm() * impulse_scale,
+    })
+}
+
+/// One contact's constraints on `λ̃'_i = λ̃_i + N_i z` (module doc), dimensionless.
+struct ContactConstraint {
+    model: ContactModel,
+    mu: f64,
+    /// `λ̃_i`.
+    lambda: Vector3<f64>,
+    /// `ĉ_i / v_s` when the contact is not at rest (its complementarity face applies).
+    face: Option<Vector3<f64>>,
+}
+
+impl ContactConstraint {
+    /// The cone's relaxation `δ`: `λ̃_i`'s own violation plus a floor (keeps `z = 0`
+    /// feasible with an interior).
+    fn cone_relaxation(&self) -> f64 {
+        let l = &self.lambda;
+        let violation = if self.model == ContactModel::Lcp {
+            (l.x.abs() - self.mu * l.z)
+                .max(l.y.abs() - self.mu * l.z)
+                .max(-l.z)
+        } else {
+            l.xy().norm() - self.mu * l.z
+        };
+        violation.max(0.0) + FLOOR
+    }
+
+    /// The bound on `|⟨λ̃'_i, ĉ_i⟩|`: `|⟨λ̃_i, ĉ_i⟩|` plus a floor.
+    fn face_bound(face: &Vector3<f64>, lambda: &Vector3<f64>) -> f64 {
+        lambda.dot(face).abs() + FLOOR * face.norm()
+    }
+
+    /// Whether `λ̃'_i` satisfies the constraints (exactly as the SOCP states them).
+    fn admits(&self, moved: &Vector3<f64>) -> bool {
+        let delta = self.cone_relaxation();
+        let in_cone = if self.model == ContactModel::Lcp {
+            self.mu * moved.z - moved.x.abs() + delta >= 0.0
+                && self.mu * moved.z - moved.y.abs() + delta >= 0.0
+                && moved.z + delta >= 0.0
+        } else {
+            moved.xy().norm() <= self.mu * moved.z + delta
+        };
+        in_cone
+            && self
+                .face
+                .is_none_or(|face| moved.dot(&face).abs() <= Self::face_bound(&face, &self.lambda))
+    }
+}
+
+/// `z*` of the module doc's SOCP `min_z ½ ‖q + z‖²` under `constraints`, `q = Nᵀλ̃`.
+/// When `z = −q` (the answer of least norm with the same `Jᵀλ`) satisfies every
+/// constraint it is the minimizer, found without a solver: contacts at rest inside their
+/// cones; otherwise clarabel solves the SOCP. `None` when clarabel does not solve it.
+fn least_internal_force_step(
+    constraints: &[ContactConstraint],
+    null: &DMatrix<f64>,
+    q: &DVector<f64>,
+    shortcut: Shortcut,
+) -> Option<DVector<f64>> {
+    if shortcut == Shortcut::WhenUnconstrained {
+        let unconstrained = -q;
+        let moved = null * &unconstrained;
+        let feasible = constraints
+            .iter()
+            .enumerate()
+            .all(|(i, c)| c.admits(&(c.lambda + contact_vector(&moved, i))));
+        if feasible {
+            return Some(unconstrained);
+        }
+    }
+    let k = null.ncols();
     let mut program = ConicProgram::default();
-    for i in 0..problem.num_contacts() {
-        let mu = problem.mu_of(i);
-        let li = contact_vector(&lambda_unit, i);
+    for (i, constraint) in constraints.iter().enumerate() {
         let rows = null.rows(3 * i, 3);
         let (t1, t2, n) = (
             rows.row(0).transpose(),
             rows.row(1).transpose(),
             rows.row(2).transpose(),
         );
-        add_cone(&mut program, model, mu, &li, (&t1, &t2, &n));
-        let face = complementarity_face(
-            model,
-            mu,
-            &contact_vector(lambda, i),
-            &contact_vector(&c, i),
-        ) / velocity_scale;
-        if face.norm() * velocity_scale > AT_REST * problem.velocity_scale() {
+        add_cone(&mut program, constraint, (&t1, &t2, &n));
+        if let Some(face) = constraint.face {
             // |⟨λ̃_i + N_i z, ĉ_i⟩| ≤ |⟨λ̃_i, ĉ_i⟩| (+ a floor that keeps an interior).
             let a = &t1 * face.x + &t2 * face.y + &n * face.z;
-            let at_lambda = li.dot(&face);
-            let bound = at_lambda.abs() + 1e-12 * face.norm();
+            let at_lambda = constraint.lambda.dot(&face);
+            let bound = ContactConstraint::face_bound(&face, &constraint.lambda);
             program.nonnegative(&a, bound - at_lambda);
             program.nonnegative(&(-&a), bound + at_lambda);
         }
     }
-    let q = null.tr_mul(&lambda_unit);
     let limits = ConicLimits {
         tolerance: SOCP_TOLERANCE,
         max_iter: SOCP_MAX_ITER,
         time_limit: None,
     };
-    let solution = program.solve(&DMatrix::identity(k, k), &q, limits).ok()?;
+    let solution = program.solve(&DMatrix::identity(k, k), q, limits).ok()?;
     let solved = matches!(
         solution.status,
         clarabel::solver::SolverStatus::Solved | clarabel::solver::SolverStatus::AlmostSolved
     );
-    if !solved || !solution.x.iter().all(|x| x.is_finite()) {
-        return None;
-    }
-    let z = solution.x;
-    Some(InternalForces {
-        total: q.norm() * impulse_scale,
-        required: (&q + &z).norm() * impulse_scale,
-        spurious: z.norm() * impulse_scale,
-    })
+    (solved && solution.x.iter().all(|x| x.is_finite())).then_some(solution.x)
 }
 
-/// `λ̃_i + N_i z` in the cone of `model`, relaxed by `λ̃_i`'s own violation so that `z = 0`
-/// is feasible. `rows` are the rows `(t1, t2, n)` of `N_i`, as columns.
+/// `λ̃_i + N_i z` in the cone of the contact's model, relaxed by `λ̃_i`'s own violation so
+/// that `z = 0` is feasible. `rows` are the rows `(t1, t2, n)` of `N_i`, as columns.
 fn add_cone(
     program: &mut ConicProgram,
-    model: ContactModel,
-    mu: f64,
-    lambda: &Vector3<f64>,
+    constraint: &ContactConstraint,
     (t1, t2, n): (&DVector<f64>, &DVector<f64>, &DVector<f64>),
 ) {
-    let floor = 1e-12;
-    if model == ContactModel::Lcp {
+    let (mu, lambda) = (constraint.mu, &constraint.lambda);
+    let delta = constraint.cone_relaxation();
+    if constraint.model == ContactModel::Lcp {
         // μ λ'_N ∓ λ'_Tk + δ ≥ 0 and λ'_N + δ ≥ 0.
-        let violation = (lambda.x.abs() - mu * lambda.z)
-            .max(lambda.y.abs() - mu * lambda.z)
-            .max(-lambda.z)
-            .max(0.0);
-        let delta = violation + floor;
         for (t, lt) in [(t1, lambda.x), (t2, lambda.y)] {
             for sign in [1.0, -1.0] {
                 let a = -(n * mu) + t * sign;
@@ -214,7 +324,6 @@ fn add_cone(
         program.nonnegative(&(-n), lambda.z + delta);
     } else {
         // (μ λ'_N + δ, λ'_T) in the second-order cone.
-        let delta = (lambda.xy().norm() - mu * lambda.z).max(0.0) + floor;
         program.second_order(&[
             (-(n * mu), mu * lambda.z + delta),
             (-t1, lambda.x),
@@ -255,6 +364,88 @@ mod tests {
         assert!((split.total - added).abs() < 1e-9 * added, "{split:?}");
         assert!(split.required < 1e-6 * added, "{split:?}");
         assert!((split.spurious - added).abs() < 1e-6 * added, "{split:?}");
+    }
+
+    #[test]
+    fn the_shortcut_gives_the_socp_answer() {
+        // Cubes at rest, pushed at stiction and sliding (mu 0.5, 1 kg, pushes of 0, 3 and
+        // 8 N), each exact answer plus seeded null-space forces of 0.1 %, 5 % and 50 % of
+        // ‖λ‖∞, for the NCP and LCP models: the split with the shortcut equals clarabel's
+        // on every case to 1e-8 ‖λ‖∞ (clarabel's dimensionless tolerance is 1e-10), and
+        // both paths are taken.
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        let (mut shortcuts, mut socps, mut worst) = (0, 0, 0.0_f64);
+        for push in [0.0, 3.0, 8.0] {
+            let Ok(p) = cube_on_plane(1.0, 0.1, 0.5, push, 1e-3) else {
+                panic!("valid cube");
+            };
+            let Some(lambda) = exact_answer(&p) else {
+                panic!("ncp-admm solves the cube");
+            };
+            let Some(jacobian) = p.jacobian() else {
+                panic!("the cube has J");
+            };
+            let null = null_space_of_transpose(jacobian);
+            for size in [1e-3, 5e-2, 0.5] {
+                for _ in 0..4 {
+                    let coefficients =
+                        DVector::from_fn(null.ncols(), |_, _| rng.random_range(-1.0..1.0));
+                    let added = &null * coefficients.normalize() * (size * lambda.amax());
+                    let answer = &lambda + added;
+                    for model in [ContactModel::Ncp, ContactModel::Lcp] {
+                        let fast =
+                            split_internal_forces(&p, &answer, model, Shortcut::WhenUnconstrained);
+                        let reference = split_internal_forces(&p, &answer, model, Shortcut::Never);
+                        let (Some(fast), Some(reference)) = (fast, reference) else {
+                            panic!("split computed: push {push}, size {size}, {model:?}");
+                        };
+                        let scale = answer.amax();
+                        let gap = ((fast.required - reference.required).abs())
+                            .max((fast.spurious - reference.spurious).abs())
+                            / scale;
+                        worst = worst.max(gap);
+                        assert!(
+                            gap <= 1e-8,
+                            "push {push}, size {size}, {model:?}: {fast:?} vs {reference:?}"
+                        );
+                        assert_eq!(fast.total, reference.total);
+                        if fast.required == 0.0 && fast.spurious == fast.total {
+                            shortcuts += 1;
+                        } else {
+                            socps += 1;
+                        }
+                    }
+                }
+            }
+        }
+        println!("shortcut {shortcuts}, SOCP {socps}, largest gap {worst:e} of ‖λ‖∞");
+        assert!(
+            shortcuts > 0 && socps > 0,
+            "{shortcuts} shortcuts, {socps} SOCPs"
+        );
+    }
+
+    #[test]
+    fn the_cholesky_test_proves_only_empty_null_spaces() {
+        // Full row rank (3 rows of a point on one free body, nv = 6): proven empty; the
+        // cube's 4 corners (12 rows, rank 6): not proven, and the eigen path finds 6.
+        let Ok(p) = cube_on_plane(1.0, 0.1, 0.5, 0.0, 1e-3) else {
+            panic!("valid cube");
+        };
+        let Some(jacobian) = p.jacobian() else {
+            panic!("the cube has J");
+        };
+        let one = jacobian.rows(0, 3).into_owned();
+        assert!(has_no_small_eigenvalue(&(&one * one.transpose())));
+        assert_eq!(null_space_of_transpose(&one).ncols(), 0);
+        assert!(!has_no_small_eigenvalue(&(jacobian * jacobian.transpose())));
+        assert_eq!(null_space_of_transpose(jacobian).ncols(), 6);
+        // Nearly dependent rows (eigenvalue ratio ~1e-14): not proven empty.
+        let mut close = jacobian.rows(0, 6).into_owned();
+        let row = close.row(0) * (1.0 + 1e-7) + close.row(1) * 1e-8;
+        close.set_row(3, &row);
+        assert!(!has_no_small_eigenvalue(&(&close * close.transpose())));
     }
 
     /// The NCP answer of a problem by ncp-admm at a tight tolerance.

@@ -188,17 +188,39 @@ pub fn compute_metrics(problem: &ContactProblem, lambda: &DVector<f64>) -> Probl
     compute_metrics_with(problem, lambda, DEFAULT_SLIDING_TOLERANCE)
 }
 
-/// [`compute_metrics`] and the split of the internal forces for an answer of `model`.
+/// [`compute_metrics`] and the split of the internal forces for an answer of `model`
+/// (one null space of `Jᵀ` for the total and the split).
 pub fn compute_model_metrics(
     problem: &ContactProblem,
     lambda: &DVector<f64>,
     model: ContactModel,
 ) -> ProblemMetrics {
-    compute_metrics(problem, lambda).with_internal_force_split(problem, lambda, model)
+    let mut metrics = metrics_without_internal_forces(problem, lambda, DEFAULT_SLIDING_TOLERANCE);
+    match internal_force_split(problem, lambda, model) {
+        Some(split) => {
+            metrics.internal_forces = Some(split.total);
+            metrics.internal_forces_required = Some(split.required);
+            metrics.internal_forces_spurious = Some(split.spurious);
+        }
+        None => metrics.internal_forces = internal_forces(problem, lambda),
+    }
+    metrics
 }
 
 /// [`compute_metrics`] with a chosen sliding tolerance (m/s).
 pub fn compute_metrics_with(
+    problem: &ContactProblem,
+    lambda: &DVector<f64>,
+    sliding_tolerance: f64,
+) -> ProblemMetrics {
+    ProblemMetrics {
+        internal_forces: internal_forces(problem, lambda),
+        ..metrics_without_internal_forces(problem, lambda, sliding_tolerance)
+    }
+}
+
+/// Every metric but the internal forces (`None`).
+fn metrics_without_internal_forces(
     problem: &ContactProblem,
     lambda: &DVector<f64>,
     sliding_tolerance: f64,
@@ -217,7 +239,7 @@ pub fn compute_metrics_with(
         })
         .collect();
     let finite = lambda.iter().chain(c.iter()).all(|x| x.is_finite());
-    aggregate(contacts, internal_forces(problem, lambda), finite)
+    aggregate(contacts, finite)
 }
 
 fn contact_metrics(
@@ -251,11 +273,7 @@ fn contact_metrics(
 /// Worst contact of every metric; `finite` is false when `λ` or `c` holds a non-finite
 /// value, which makes every residual NaN (a contact's parts can hide an infinity: the
 /// distance of an infinite vector to a cone is NaN or 0).
-fn aggregate(
-    contacts: Vec<ContactMetrics>,
-    internal_forces: Option<f64>,
-    finite: bool,
-) -> ProblemMetrics {
+fn aggregate(contacts: Vec<ContactMetrics>, finite: bool) -> ProblemMetrics {
     let worst = |f: fn(&ContactMetrics) -> f64| {
         if finite {
             contacts.iter().map(f).fold(0.0, max_nan)
@@ -286,7 +304,7 @@ fn aggregate(
         },
         mdp_violation: worst(|m| m.mdp_violation.unwrap_or(0.0)),
         sliding_contacts: contacts.iter().filter(|m| m.sliding).count(),
-        internal_forces,
+        internal_forces: None,
         internal_forces_required: None,
         internal_forces_spurious: None,
         contacts,

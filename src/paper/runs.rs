@@ -131,7 +131,10 @@ pub fn metric_series(record: &RunRecord, name: &str) -> Vec<(f64, f64)> {
             let value = if s.contacts.is_empty() {
                 f64::NAN
             } else {
-                metric(&s.metrics, name).unwrap_or(f64::NAN)
+                s.metrics
+                    .as_ref()
+                    .and_then(|m| metric(m, name))
+                    .unwrap_or(f64::NAN)
             };
             (s.time, value)
         })

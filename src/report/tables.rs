@@ -15,7 +15,7 @@ pub fn summary_table(runs: &[RunSummary]) -> String {
             None => r.outcome.clone(),
         };
         out.push_str(&format!(
-            "| {} | {} | {} | {} | ({:.4}, {:.4}, {:.4}) | {:+.3e} | {:.2e} | {} | {:.0} | {:.1} |\n",
+            "| {} | {} | {} | {} | ({:.4}, {:.4}, {:.4}) | {:+.3e} | {} | {} | {:.0} | {:.1} |\n",
             r.scenario,
             r.solver,
             outcome,
@@ -24,7 +24,8 @@ pub fn summary_table(runs: &[RunSummary]) -> String {
             p[1],
             p[2],
             r.final_energy - r.initial_energy,
-            r.max_ncp_criterion,
+            r.max_ncp_criterion
+                .map_or_else(|| "—".to_string(), |v| format!("{v:.2e}")),
             r.unconverged_steps,
             r.iterations.median,
             r.solve_time.median * 1e6,

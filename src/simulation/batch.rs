@@ -304,12 +304,19 @@ pub fn compare(
                 run.final_energy, base.final_energy, tol.energy
             )));
         }
-        let limit = (base.max_ncp_criterion * tol.residual_factor).max(tol.residual_floor);
-        if exceeds(run.max_ncp_criterion, limit) {
-            regressions.push(regress(format!(
-                "max NCP criterion {:.2e} vs baseline {:.2e} (limit {limit:.2e})",
-                run.max_ncp_criterion, base.max_ncp_criterion
-            )));
+        match (run.max_ncp_criterion, base.max_ncp_criterion) {
+            (Some(value), Some(baseline)) => {
+                let limit = (baseline * tol.residual_factor).max(tol.residual_floor);
+                if exceeds(value, limit) {
+                    regressions.push(regress(format!(
+                        "max NCP criterion {value:.2e} vs baseline {baseline:.2e} (limit {limit:.2e})"
+                    )));
+                }
+            }
+            (None, Some(_)) => regressions.push(regress(
+                "max NCP criterion not computed (step_metrics: none), the baseline has one".into(),
+            )),
+            (_, None) => {}
         }
     }
     regressions

@@ -202,8 +202,9 @@ pub struct StepRecord {
     pub base_position: [f64; 3],
     /// Contacts of the step, with their forces.
     pub contacts: Vec<ContactRecord>,
-    /// Contact metrics of the step's answer (default, all zero, without contacts).
-    pub metrics: ProblemMetrics,
+    /// Contact metrics of the step's answer; `None` without contacts and when the run's
+    /// `step_metrics` is `none` (never zeros for "not computed").
+    pub metrics: Option<ProblemMetrics>,
     /// Mechanical energy after the step.
     pub energy: MechanicalEnergy,
     /// Solver iterations.
@@ -485,12 +486,14 @@ pub struct RunSummary {
     /// Largest gain of mechanical energy over the initial one, `max_k E_k − E_0` (J).
     #[serde(default)]
     pub max_energy_gain: f64,
-    /// Largest NCP criterion over the run (NaN if any step's was).
-    pub max_ncp_criterion: f64,
-    /// Largest Signorini complementarity violation `|λ_N c_N|` over the run.
-    pub max_signorini_violation: f64,
-    /// Largest normal velocity into an obstacle over the run (m/s).
-    pub max_penetration_velocity: f64,
+    /// Largest NCP criterion over the run (NaN if any step's was); `None` (JSON `null`)
+    /// when some step with contacts did not compute its metrics (`step_metrics: none`).
+    pub max_ncp_criterion: Option<f64>,
+    /// Largest Signorini complementarity violation `|λ_N c_N|` over the run (`None` as
+    /// above).
+    pub max_signorini_violation: Option<f64>,
+    /// Largest normal velocity into an obstacle over the run (m/s; `None` as above).
+    pub max_penetration_velocity: Option<f64>,
     /// Steps whose solver did not converge.
     pub unconverged_steps: usize,
     /// Steps with contacts per solver status, by the status's serde tag (`converged`,
@@ -550,9 +553,9 @@ pub struct SummaryBuilder {
     last_base: [f64; 3],
     last_energy: f64,
     max_energy_gain: f64,
-    max_ncp: f64,
-    max_signorini: f64,
-    max_penetration: f64,
+    max_ncp: Option<f64>,
+    max_signorini: Option<f64>,
+    max_penetration: Option<f64>,
     unconverged: usize,
     statuses: BTreeMap<String, usize>,
     collision_failures: usize,
@@ -574,9 +577,9 @@ impl SummaryBuilder {
             last_base: [0.0; 3],
             last_energy: 0.0,
             max_energy_gain: 0.0,
-            max_ncp: 0.0,
-            max_signorini: 0.0,
-            max_penetration: 0.0,
+            max_ncp: Some(0.0),
+            max_signorini: Some(0.0),
+            max_penetration: Some(0.0),
             unconverged: 0,
             statuses: BTreeMap::new(),
             collision_failures: 0,
@@ -620,14 +623,16 @@ impl SummaryBuilder {
         if s.contacts.is_empty() {
             return;
         }
-        self.max_ncp = nan_max(self.max_ncp, s.metrics.ncp_criterion);
-        self.max_signorini = nan_max(
+        let worst = |max: Option<f64>, value: Option<f64>| Some(nan_max(max?, value?));
+        let m = s.metrics.as_ref();
+        self.max_ncp = worst(self.max_ncp, m.map(|m| m.ncp_criterion));
+        self.max_signorini = worst(
             self.max_signorini,
-            s.metrics.signorini_violation.complementarity,
+            m.map(|m| m.signorini_violation.complementarity),
         );
-        self.max_penetration = nan_max(
+        self.max_penetration = worst(
             self.max_penetration,
-            s.metrics.signorini_violation.penetration_velocity,
+            m.map(|m| m.signorini_violation.penetration_velocity),
         );
         self.iterations.add(s.iterations as f64);
         self.solve_time.add(s.timings.solve);
@@ -802,7 +807,13 @@ impl Recorder for RunWriter {
         row.extend(s.q.iter().copied().map(fmt_f64));
         row.extend(s.v.iter().copied().map(fmt_f64));
         row.push(s.contacts.len().to_string());
-        for value in s.metrics.column_options() {
+        let values = s
+            .metrics
+            .as_ref()
+            .map_or([None; ProblemMetrics::COLUMNS.len()], |m| {
+                m.column_options()
+            });
+        for value in values {
             row.push(match value {
                 Some(v) if solved => fmt_f64(v),
                 _ => String::new(),

@@ -61,12 +61,14 @@ pub fn check(scenario: &Scenario) -> Result<(), SimulationError> {
 pub fn simulator(scenario: &Scenario, spec: &SolverSpec) -> Result<Simulator, SimulationError> {
     let world = World::build(scenario)?;
     let solver = spec.build()?;
-    Ok(Simulator::new(
+    let mut sim = Simulator::new(
         world,
         solver,
         scenario.step_parameters(),
         scenario.external_forces.clone(),
-    ))
+    );
+    sim.set_metrics(scenario.simulation.step_metrics);
+    Ok(sim)
 }
 
 /// Runs `scenario` with `spec` for `scenario.num_steps()` steps (capped by the scenario's

@@ -34,6 +34,7 @@ use thiserror::Error;
 
 use super::params::StepParameters;
 use super::runner::{DIVERGENCE_DISTANCE, DIVERGENCE_SPEED};
+use super::step::StepMetrics;
 use crate::solvers::SolverSpec;
 
 /// Largest number of steps a scenario may ask for (`duration / dt`), the loop's cap.
@@ -388,6 +389,10 @@ pub struct SimulationSpec {
     /// Warm-start each solve from the previous step's forces. Default `true`.
     #[serde(default = "default_true")]
     pub warm_start: bool,
+    /// Contact metrics of each recorded step: `all` (default), `without_internal_forces`
+    /// or `none`; a metric not computed is an empty cell, never 0.
+    #[serde(default)]
+    pub step_metrics: StepMetrics,
 }
 
 fn default_margin() -> f64 {

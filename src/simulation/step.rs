@@ -21,6 +21,7 @@
 use std::time::Instant;
 
 use nalgebra::{DVector, Isometry3, Vector3};
+use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use super::params::StepParameters;
@@ -30,7 +31,7 @@ use super::world::{ActuationWorkspace, World};
 use crate::collision::{CollisionError, ContactDetector, ContactSettings, DetectionOutcomes};
 use crate::dynamics::{self, Data, DynamicsError, MassLtdl, Se3};
 use crate::metrics::energy::MechanicalEnergy;
-use crate::metrics::{compute_model_metrics, ProblemMetrics};
+use crate::metrics::{compute_metrics, compute_model_metrics};
 use crate::problem::build::{free_velocity_change, ContactAssembly, ContactState};
 use crate::problem::{contact_vector, set_contact_vector, ContactProblem, ProblemError};
 use crate::solvers::{ContactSolver, SolveStatus, SolverError};
@@ -81,15 +82,20 @@ pub enum StepError {
 }
 
 /// Which contact metrics a recorded step carries ([`Simulator::step`]; steps taken with
-/// [`Simulator::advance`] compute none).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// [`Simulator::advance`] compute none). A metric not computed is absent from the record
+/// (`None`, an empty CSV cell), never 0. Scenario files: `simulation.step_metrics`,
+/// `all` (default), `without_internal_forces` or `none`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum StepMetrics {
-    /// Every metric of design.md §5, internal forces included (the problem carries `J`).
+    /// Every metric of design.md §5, internal forces and their split included (the
+    /// problem carries `J`).
     #[default]
     All,
-    /// Every metric but the internal forces (`internal_forces` is `None`: no SVD of `J`).
+    /// Every metric but the internal forces (`internal_forces*` are `None`: no null space
+    /// of `Jᵀ`, no SOCP).
     WithoutInternalForces,
-    /// No contact metric (all zero): residuals are not evaluated.
+    /// No contact metric: the record's `metrics` is `None`.
     None,
 }
 
@@ -292,7 +298,7 @@ impl Simulator {
             v: self.v.clone(),
             base_position: self.world.base_position(&self.q),
             contacts: Vec::new(),
-            metrics: ProblemMetrics::default(),
+            metrics: None,
             energy,
             iterations: 0,
             status: "initial state".into(),
@@ -580,12 +586,19 @@ impl Simulator {
         let (contacts, metrics) = match &self.problem {
             Some(problem) => {
                 let metrics = match self.metrics {
-                    StepMetrics::None => ProblemMetrics::default(),
-                    _ => compute_model_metrics(problem, &self.lambda, self.solver.model()),
+                    StepMetrics::All => Some(compute_model_metrics(
+                        problem,
+                        &self.lambda,
+                        self.solver.model(),
+                    )),
+                    StepMetrics::WithoutInternalForces => {
+                        Some(compute_metrics(problem, &self.lambda))
+                    }
+                    StepMetrics::None => None,
                 };
                 (self.contact_records(problem), metrics)
             }
-            None => (Vec::new(), ProblemMetrics::default()),
+            None => (Vec::new(), None),
         };
         let (status, converged) = match &self.outcome.status {
             Some(status) => (status.to_string(), status.is_converged()),
