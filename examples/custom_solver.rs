@@ -16,7 +16,7 @@ use contactbench::problem::generators::random_problem;
 use contactbench::problem::{cones, contact_vector, set_contact_vector, ContactProblem};
 use contactbench::solvers::compare::{builtin_solvers, compare, comparison_table};
 use contactbench::solvers::support::{
-    iterate_status, model_criteria, relative_step, stopping_status,
+    iterate_status, model_criteria, relative_step, replace_settings, stopping_status,
 };
 use contactbench::solvers::{
     solve_checked, ContactModel, ContactSolver, SolveReport, SolveStatus, SolverError,
@@ -44,8 +44,8 @@ impl ContactSolver for JacobiNcp {
         &self.settings
     }
 
-    fn settings_mut(&mut self) -> &mut SolverSettings {
-        &mut self.settings
+    fn set_settings(&mut self, settings: SolverSettings) -> Result<(), SolverError> {
+        replace_settings(&mut self.settings, settings)
     }
 
     fn solve(

@@ -93,8 +93,8 @@ impl ContactSolver for Uncounted {
     fn settings(&self) -> &SolverSettings {
         self.0.settings()
     }
-    fn settings_mut(&mut self) -> &mut SolverSettings {
-        self.0.settings_mut()
+    fn set_settings(&mut self, settings: SolverSettings) -> Result<(), SolverError> {
+        self.0.set_settings(settings)
     }
     fn solve(
         &mut self,

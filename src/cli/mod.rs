@@ -14,6 +14,7 @@ mod report;
 mod robots;
 mod run;
 mod solve;
+mod solvers;
 mod sweep;
 
 use std::process::ExitCode;
@@ -28,14 +29,26 @@ pub use common::exit_code;
     name = "contactbench",
     version,
     about,
-    after_help = "Exit codes: 0 success; 1 a run failed, a sweep cell has no number or the \
-                  baseline gate found a regression; 2 usage or input error (bad flag, \
-                  scenario, solver, parameter, model or problem file, an output that exists); \
-                  130 interrupted."
+    after_help = after_help()
 )]
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
+}
+
+/// The text after `--help`: the solver ids (from the registry) and the exit codes.
+fn after_help() -> String {
+    let ids: Vec<&str> = contactbench::solvers::SolverId::ALL
+        .iter()
+        .map(|id| id.as_str())
+        .collect();
+    format!(
+        "Solvers: {} (`contactbench solvers` lists their models, parameters, defaults and \
+         units).\n\nExit codes: 0 success; 1 a run failed, a sweep cell has no number or the \
+         baseline gate found a regression; 2 usage or input error (bad flag, scenario, \
+         solver, parameter, model or problem file, an output that exists); 130 interrupted.",
+        ids.join(", ")
+    )
 }
 
 #[derive(Debug, Subcommand)]
@@ -66,6 +79,8 @@ enum Command {
     Merge(merge::Args),
     /// The tables and figures of the contact models paper's §IV, with their pages.
     Paper(paper::Args),
+    /// Every built-in solver: model, parameters with defaults and units, shared settings.
+    Solvers(solvers::Args),
 }
 
 /// Runs the parsed command.
@@ -84,5 +99,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::BenchProblems(args) => bench_problems::run(args),
         Command::Merge(args) => merge::run(args),
         Command::Paper(args) => paper::run(args),
+        Command::Solvers(args) => solvers::run(args),
     }
 }

@@ -1,5 +1,5 @@
-//! Runs a shard's tasks in parallel (rayon), each solve capped in iterations and judged
-//! against a time limit, every answer measured by [`crate::metrics::compute_metrics`], each
+//! Runs a shard's tasks in parallel (rayon), each solve capped in iterations and in time
+//! (the budget's timeout is the solver's `max_time`), every answer measured by [`crate::metrics::compute_metrics`], each
 //! result written once, atomically, to `results/<task key>.json`. A task whose result file
 //! already exists is skipped (resume after an interrupted or preempted job).
 
@@ -23,7 +23,8 @@ use crate::solvers::SolverSpec;
 pub struct Budget {
     /// Iteration cap, replacing each solver specification's `max_iter` when given.
     pub max_iter: Option<usize>,
-    /// Wall-time limit of one solve (s). A solve that took longer counts as not solved.
+    /// Wall-time limit of one solve (s), passed to the solver as its `max_time` (it stops
+    /// with status `MaxTime`). A solve that took longer counts as not solved.
     pub timeout: f64,
 }
 
@@ -161,6 +162,7 @@ pub fn run_task(task: &Task, problem: Result<&ProblemFile, String>, budget: Budg
     if let Some(max_iter) = budget.max_iter {
         spec.settings.max_iter = max_iter;
     }
+    spec.settings.max_time = Some(solver_time_limit(spec.settings.max_time, budget.timeout));
     let mut solver = match spec.build() {
         Ok(solver) => solver,
         Err(e) => return fail(e.to_string()),
@@ -186,6 +188,14 @@ pub fn run_task(task: &Task, problem: Result<&ProblemFile, String>, budget: Budg
         lambda: Some(report.lambda.iter().copied().collect()),
         error: None,
     }
+}
+
+/// The solver's own `max_time` under a corpus budget: the timeout, or the specification's
+/// own limit when it is smaller. The solver then stops itself with status `MaxTime` at the
+/// budget (checked once per iteration) instead of running past it; the report still judges
+/// the measured time against the timeout.
+fn solver_time_limit(own: Option<f64>, timeout: f64) -> f64 {
+    own.map_or(timeout, |t| t.min(timeout))
 }
 
 /// Reads one result file.

@@ -33,6 +33,7 @@ use serde_json::{Map, Value};
 
 use crate::metrics::residuals::{ccp_contact_residual, ncp_contact_residual, ContactResidual};
 use crate::problem::{contact_vector, ContactProblem};
+use crate::solvers::support::replace_settings;
 use crate::solvers::{
     ContactModel, ContactSolver, Criterion, SolveReport, SolveStatus, SolverError, SolverId,
     SolverSettings, SolverSpec,
@@ -173,8 +174,8 @@ impl ContactSolver for ContactBenchStop {
         &self.settings
     }
 
-    fn settings_mut(&mut self) -> &mut SolverSettings {
-        &mut self.settings
+    fn set_settings(&mut self, settings: SolverSettings) -> Result<(), SolverError> {
+        replace_settings(&mut self.settings, settings)
     }
 
     fn solve(
@@ -269,8 +270,8 @@ impl ContactSolver for ResetEachSolve {
         self.0.settings()
     }
 
-    fn settings_mut(&mut self) -> &mut SolverSettings {
-        self.0.settings_mut()
+    fn set_settings(&mut self, settings: SolverSettings) -> Result<(), SolverError> {
+        self.0.set_settings(settings)
     }
 
     fn solve(

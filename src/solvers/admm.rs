@@ -37,7 +37,8 @@ use serde_json::{Map, Value};
 
 use super::factor::RegularizedCholesky;
 use super::support::{
-    all_finite, iterate_status, model_criteria, passes, solve_checked, stopping_status, Criteria,
+    all_finite, iterate_status, model_criteria, passes, replace_settings, solve_checked,
+    stopping_status, Criteria,
 };
 use super::{
     parse_params, ContactModel, ContactSolver, SolveReport, SolveStatus, SolverError, SolverId,
@@ -220,8 +221,8 @@ impl<const DE_SAXCE: bool> ContactSolver for AdmmSolver<DE_SAXCE> {
         &self.settings
     }
 
-    fn settings_mut(&mut self) -> &mut SolverSettings {
-        &mut self.settings
+    fn set_settings(&mut self, settings: SolverSettings) -> Result<(), SolverError> {
+        replace_settings(&mut self.settings, settings)
     }
 
     fn solve(

@@ -21,7 +21,7 @@ use serde_json::{Map, Value};
 use super::conic::{
     interior_point_tolerance, remaining_time, solve_conic_qp, unsolved_status, Block, ConicLimits,
 };
-use super::support::{all_finite, model_criteria, passes, solve_checked};
+use super::support::{all_finite, model_criteria, passes, replace_settings, solve_checked};
 use super::{
     parse_params, ContactModel, ContactSolver, SolveReport, SolveStatus, SolverError, SolverId,
     SolverSettings,
@@ -124,8 +124,8 @@ impl ContactSolver for CcpIpmSolver {
         &self.settings
     }
 
-    fn settings_mut(&mut self) -> &mut SolverSettings {
-        &mut self.settings
+    fn set_settings(&mut self, settings: SolverSettings) -> Result<(), SolverError> {
+        replace_settings(&mut self.settings, settings)
     }
 
     fn solve(

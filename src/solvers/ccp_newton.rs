@@ -40,7 +40,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::support::{
-    iterate_status, model_criteria, relative_step, solve_checked, stopping_status,
+    iterate_status, model_criteria, relative_step, replace_settings, solve_checked, stopping_status,
 };
 use super::{
     parse_params, ContactModel, ContactSolver, SolveReport, SolveStatus, SolverError, SolverId,
@@ -399,8 +399,8 @@ impl ContactSolver for CcpNewtonSolver {
         &self.settings
     }
 
-    fn settings_mut(&mut self) -> &mut SolverSettings {
-        &mut self.settings
+    fn set_settings(&mut self, settings: SolverSettings) -> Result<(), SolverError> {
+        replace_settings(&mut self.settings, settings)
     }
 
     fn solve(

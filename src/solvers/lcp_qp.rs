@@ -36,7 +36,7 @@ use super::conic::{
 };
 use super::stagproj::SubproblemParams;
 use super::support::{
-    iterate_status, model_criteria, relative_step, solve_checked, stopping_status,
+    iterate_status, model_criteria, relative_step, replace_settings, solve_checked, stopping_status,
 };
 use super::{
     parse_params, ContactModel, ContactSolver, SolveReport, SolveStatus, SolverError, SolverId,
@@ -157,8 +157,8 @@ impl ContactSolver for LcpQpSolver {
         &self.settings
     }
 
-    fn settings_mut(&mut self) -> &mut SolverSettings {
-        &mut self.settings
+    fn set_settings(&mut self, settings: SolverSettings) -> Result<(), SolverError> {
+        replace_settings(&mut self.settings, settings)
     }
 
     fn solve(

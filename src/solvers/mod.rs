@@ -5,7 +5,14 @@
 //! [`ContactProblem`] from an optional warm start, and returns a [`SolveReport`]. A
 //! solver keeps what it can reuse between calls (ρ, a factorization); [`ContactSolver::reset`]
 //! forgets it. A user adds a solver by implementing [`ContactSolver`] in their own crate;
-//! [`solve_checked`] gives it the built-in solvers' warm-start check and empty-problem answer.
+//! [`solve_checked`] gives it the built-in solvers' warm-start check and empty-problem answer,
+//! and [`support`] the rest of the loop (stopping test, warm-start acceptance, iterate test,
+//! settings validation), so that it is judged like the built-in ones. Settings change only
+//! through [`ContactSolver::set_settings`], which validates them.
+//!
+//! The built-in solvers are one table, [`registry::REGISTRY`] (id, model, constructor,
+//! parameter defaults and docs): parsing, building, `contactbench solvers` and the
+//! `--help` list read it.
 //!
 //! Solvers are named by text, with optional settings and parameters:
 //! `ncp-admm`, `ncp-admm:eps_rel=1e-8,max_iter=500,rho=1e-3` (see [`SolverSpec`]).
@@ -27,6 +34,7 @@ pub mod ncp_stagproj;
 mod per_contact;
 pub mod raisim;
 pub mod raisim_corrected;
+pub mod registry;
 pub mod stagproj;
 pub mod support;
 
@@ -380,8 +388,10 @@ pub trait ContactSolver: Send {
     fn model(&self) -> ContactModel;
     /// Its shared settings.
     fn settings(&self) -> &SolverSettings;
-    /// Its shared settings, to change them between solves.
-    fn settings_mut(&mut self) -> &mut SolverSettings;
+    /// Replaces its shared settings between solves. They are validated first
+    /// ([`SolverSettings::validate`]); an invalid value is refused and the solver keeps
+    /// its settings. [`support::replace_settings`] does exactly this.
+    fn set_settings(&mut self, settings: SolverSettings) -> Result<(), SolverError>;
     /// Solves `problem`, starting from `warm_start` when given (a `3n` vector of forces).
     /// Errors only on input that does not fit the problem; non-convergence is a status.
     fn solve(
@@ -439,45 +449,25 @@ impl SolverId {
         SolverId::NcpAdmm,
     ];
 
-    /// The id as written in files and on the command line.
+    /// The id as written in files and on the command line (from [`registry::REGISTRY`]).
     pub fn as_str(&self) -> &'static str {
-        match self {
-            SolverId::LcpPgs => "lcp-pgs",
-            SolverId::LcpQp => "lcp-qp",
-            SolverId::LcpStagproj => "lcp-stagproj",
-            SolverId::CcpPgs => "ccp-pgs",
-            SolverId::CcpAdmm => "ccp-admm",
-            SolverId::CcpNewton => "ccp-newton",
-            SolverId::CcpIpm => "ccp-ipm",
-            SolverId::Raisim => "raisim",
-            SolverId::RaisimCorrected => "raisim-corrected",
-            SolverId::NcpPgs => "ncp-pgs",
-            SolverId::NcpStagproj => "ncp-stagproj",
-            SolverId::NcpAdmm => "ncp-admm",
-        }
+        registry::entry(*self).name
     }
 
-    /// Builds the solver with the given settings and parameters.
+    /// The contact model it solves (from [`registry::REGISTRY`]).
+    pub fn model(&self) -> ContactModel {
+        registry::entry(*self).model
+    }
+
+    /// Builds the solver with the given settings and parameters (checked), with the
+    /// constructor of its [`registry::REGISTRY`] row.
     pub fn build(
         &self,
         settings: SolverSettings,
         params: &Map<String, Value>,
     ) -> Result<Box<dyn ContactSolver>, SolverError> {
         settings.validate()?;
-        match self {
-            SolverId::LcpPgs => lcp_pgs::build(settings, params),
-            SolverId::LcpQp => lcp_qp::build(settings, params),
-            SolverId::LcpStagproj => lcp_stagproj::build(settings, params),
-            SolverId::CcpPgs => ccp_pgs::build(settings, params),
-            SolverId::CcpAdmm => ccp_admm::build(settings, params),
-            SolverId::CcpNewton => ccp_newton::build(settings, params),
-            SolverId::CcpIpm => ccp_ipm::build(settings, params),
-            SolverId::Raisim => raisim::build(settings, params),
-            SolverId::RaisimCorrected => raisim_corrected::build(settings, params),
-            SolverId::NcpPgs => ncp_pgs::build(settings, params),
-            SolverId::NcpStagproj => ncp_stagproj::build(settings, params),
-            SolverId::NcpAdmm => ncp_admm::build(settings, params),
-        }
+        (registry::entry(*self).build)(settings, params)
     }
 }
 

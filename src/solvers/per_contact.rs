@@ -15,11 +15,11 @@
 use std::time::Instant;
 
 use nalgebra::{DVector, Matrix3, Vector2, Vector3};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::support::{
-    iterate_status, model_criteria, relative_step, solve_checked, stopping_status,
+    iterate_status, model_criteria, relative_step, replace_settings, solve_checked, stopping_status,
 };
 use super::{
     parse_params, ContactModel, ContactSolver, SolveReport, SolveStatus, SolverError, SolverId,
@@ -208,9 +208,9 @@ impl ContactRule for PgsRule {
 }
 
 /// The projected Gauss-Seidel solvers have no parameters of their own.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
-struct PgsParams {}
+pub(crate) struct PgsParams {}
 
 /// Builds the projected Gauss-Seidel solver `id` of `model` from its step.
 pub(crate) fn build_pgs(
@@ -272,8 +272,8 @@ impl<R: ContactRule + Send> ContactSolver for PerContactSolver<R> {
         &self.settings
     }
 
-    fn settings_mut(&mut self) -> &mut SolverSettings {
-        &mut self.settings
+    fn set_settings(&mut self, settings: SolverSettings) -> Result<(), SolverError> {
+        replace_settings(&mut self.settings, settings)
     }
 
     fn solve(

@@ -22,7 +22,7 @@
 //! velocity: its fixed points are NCP solutions, and it stops on the NCP's criteria.
 
 use nalgebra::{Matrix3, Vector3};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::per_contact::{ContactRule, PerContactSolver};
@@ -30,7 +30,7 @@ use super::{parse_params, ContactModel, ContactSolver, SolverError, SolverSettin
 use crate::problem::cones;
 
 /// RaiSim's own parameters.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct RaisimParams {
     /// Initial relaxation `α` in `]0, 1]`. Default `1`.

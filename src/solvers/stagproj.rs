@@ -31,7 +31,7 @@ use super::conic::{
     ConicSolution,
 };
 use super::support::{
-    iterate_status, model_criteria, relative_step, solve_checked, stopping_status,
+    iterate_status, model_criteria, relative_step, replace_settings, solve_checked, stopping_status,
 };
 use super::{
     parse_params, ContactModel, ContactSolver, SolveReport, SolveStatus, SolverError, SolverId,
@@ -134,8 +134,8 @@ impl ContactSolver for StagprojSolver {
         &self.settings
     }
 
-    fn settings_mut(&mut self) -> &mut SolverSettings {
-        &mut self.settings
+    fn set_settings(&mut self, settings: SolverSettings) -> Result<(), SolverError> {
+        replace_settings(&mut self.settings, settings)
     }
 
     fn solve(

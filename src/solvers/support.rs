@@ -13,7 +13,11 @@
 //! ```
 //!
 //! and a warm start is returned at once (0 iterations) only when
-//! [`passes`] holds: the same test as a converged iterate.
+//! [`passes`] holds: the same test as a converged iterate. [`solve_checked`] frames the
+//! solve (settings and warm start checked, no-contact answer), [`SolveReport::finish`]
+//! assembles the report with both criteria measured by the metrics module, and
+//! [`replace_settings`] is the body of `set_settings`. `tests/solvers_user.rs` is a solver
+//! written with these functions alone.
 
 use std::time::Instant;
 
@@ -96,8 +100,20 @@ pub fn iterate_status(x: &DVector<f64>, iteration: usize, what: &str) -> Option<
     }
 }
 
+/// Validates `new` and, when valid, puts it in `current`: the body of every
+/// [`super::ContactSolver::set_settings`], so that no solver runs with settings that
+/// were not checked.
+pub fn replace_settings(
+    current: &mut SolverSettings,
+    new: SolverSettings,
+) -> Result<(), SolverError> {
+    new.validate()?;
+    *current = new;
+    Ok(())
+}
+
 /// True when every entry is finite.
-pub(crate) fn all_finite(x: &DVector<f64>) -> bool {
+pub fn all_finite(x: &DVector<f64>) -> bool {
     x.iter().all(|v| v.is_finite())
 }
 
