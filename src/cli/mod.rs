@@ -6,9 +6,11 @@ mod bench_problems;
 mod bench_step;
 mod collision_bench;
 mod common;
+mod completions;
 mod dump;
 mod merge;
 mod model;
+pub mod out;
 mod paper;
 mod report;
 mod robots;
@@ -21,6 +23,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 pub use common::exit_code;
+pub use out::failure as stdout_failure;
 
 /// Benchmark contact models and solvers on real robots.
 #[derive(Debug, Parser)]
@@ -66,6 +69,8 @@ enum Command {
     Merge(merge::Args),
     /// The tables and figures of the contact models paper's §IV, with their pages.
     Paper(paper::Args),
+    /// Print a shell completion script (bash, elvish, fish, powershell, zsh).
+    Completions(completions::Args),
 }
 
 /// Runs the parsed command.
@@ -84,5 +89,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::BenchProblems(args) => bench_problems::run(args),
         Command::Merge(args) => merge::run(args),
         Command::Paper(args) => paper::run(args),
+        Command::Completions(args) => completions::run(args),
     }
 }
