@@ -77,15 +77,18 @@ pub fn simulator(
 /// by the scenario's validation), keeping every step in memory: for tests and short runs
 /// (a long run streams to disk through [`simulate_into`]).
 ///
-/// ```no_run
+/// ```
 /// use contactbench::simulation::{simulate, Scenario};
 /// use contactbench::solvers::{SolverId, SolverSpec};
 ///
-/// let scenario = Scenario::load("scenarios/cube_slide.yaml".as_ref(), &[])?;
+/// let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/cube_slide.yaml");
+/// let scenario = Scenario::load(&file, &["simulation.duration=0.05".to_string()])?;
 /// let record = simulate(&scenario, &SolverSpec::new(SolverId::NcpAdmm))?;
 /// assert!(record.failure.is_none());
-/// println!("{} steps, final base position {:?}", record.steps.len(),
-///          record.steps.last().map(|s| s.base_position));
+/// // The initial state and one record per step.
+/// assert_eq!(record.steps.len(), scenario.num_steps() + 1);
+/// // The cube slides along x, away from where it started.
+/// assert!(record.steps.last().map_or(0.0, |s| s.base_position[0]) > record.steps[0].base_position[0]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn simulate(
