@@ -21,7 +21,47 @@
 //! - [`paper`]: the tables and figures of the contact models paper's §IV, reproduced.
 //!
 //! Conventions are Pinocchio's: free-flyer `q = [x y z qx qy qz qw]`, base twist in the
-//! base frame, gravity `(0, 0, −9.81)`, per-contact order `[t1, t2, n]`.
+//! base frame, gravity `(0, 0, −9.81)`, per-contact order `[t1, t2, n]`. The design (the
+//! pipeline, conventions, formulas, and how to add a solver, a robot or a scenario) is in
+//! `docs/design.md`.
+//!
+//! # A contact problem, a solver, the ruler
+//!
+//! One contact pressed into the ground (`g_N < 0`) and sliding (`g_T ≠ 0`), solved by the
+//! NCP's ADMM and judged by the metrics every solver is judged by:
+//!
+//! ```
+//! use contactbench::metrics::summary::compute_metrics;
+//! use contactbench::problem::ContactProblem;
+//! use contactbench::solvers::{SolverId, SolverSpec};
+//! use nalgebra::{DMatrix, DVector};
+//!
+//! // G = J M⁻¹ Jᵀ (3n × 3n), g = J v_f (m/s), μ per contact; no compliance.
+//! let problem = ContactProblem::new(
+//!     DMatrix::identity(3, 3),
+//!     DVector::from_vec(vec![0.5, 0.0, -1.0]),
+//!     DVector::from_vec(vec![0.3]),
+//!     None,
+//! )?;
+//! let mut solver = SolverSpec::new(SolverId::NcpAdmm).build()?;
+//! let report = solver.solve(&problem, None)?;
+//! assert!(report.status.is_converged());
+//! // Sliding: the friction force is on the cone's boundary, |λ_T| = μ λ_N.
+//! let (lt, ln) = (report.lambda[0].hypot(report.lambda[1]), report.lambda[2]);
+//! assert!((lt - 0.3 * ln).abs() < 1e-5 * ln);
+//! let metrics = compute_metrics(&problem, &report.lambda);
+//! assert!(metrics.relative_criterion <= 1e-6);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # A scenario, with a built-in or a user's solver
+//!
+//! Every runner ([`simulation::simulate`], [`simulation::sweep::sweep`],
+//! [`simulation::batch::run_batch`], the paper's runs) builds its solvers from a
+//! [`simulation::SolverFactory`]: a [`solvers::SolverSpec`], or a
+//! [`simulation::UserSolver`] wrapping a user's own [`solvers::ContactSolver`]
+//! (`examples/user_solver.rs`). A scenario file names its robot (a manifest name or a
+//! URDF path), its bodies, its solvers and its duration (`scenarios/*.yaml`).
 #![warn(missing_docs)]
 
 pub mod collision;

@@ -222,7 +222,7 @@ fn the_simulator_records_each_steps_outcomes() {
     use contactbench::simulation::Scenario;
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios/cube_slide.yaml");
     let scenario = Scenario::load(std::path::Path::new(path), &[]).unwrap();
-    let spec = "ncp-admm".parse().unwrap();
+    let spec: contactbench::solvers::SolverSpec = "ncp-admm".parse().unwrap();
     let mut sim = simulator(&scenario, &spec).unwrap();
     for _ in 0..5 {
         let record = sim.step().unwrap();

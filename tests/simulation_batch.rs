@@ -12,8 +12,8 @@ use contactbench::simulation::output::Replace;
 use contactbench::simulation::output::ResultsManifest;
 use contactbench::simulation::recorder::Recorder;
 use contactbench::simulation::recorder::{ContactRecord, RunRecord, StepRecord};
-use contactbench::simulation::Scenario;
-use contactbench::solvers::{SolveStatus, SolverId, SolverSpec};
+use contactbench::simulation::{Scenario, SolverFactory};
+use contactbench::solvers::SolveStatus;
 use nalgebra::DVector;
 
 fn scenario() -> Scenario {
@@ -22,10 +22,10 @@ fn scenario() -> Scenario {
 }
 
 /// A body falling from 1 m for 0.1 s, with one fake contact per step.
-fn free_fall(scenario: &Scenario, spec: &SolverSpec) -> Result<RunRecord, String> {
-    match spec.id {
-        SolverId::LcpPgs => return Err("synthetic setup failure".into()),
-        SolverId::Raisim => panic!("synthetic panic"),
+fn free_fall(scenario: &Scenario, spec: &dyn SolverFactory) -> Result<RunRecord, String> {
+    match spec.name().as_str() {
+        "lcp-pgs" => return Err("synthetic setup failure".into()),
+        "raisim" => panic!("synthetic panic"),
         _ => {}
     }
     let dt = 0.01;
@@ -63,7 +63,7 @@ fn free_fall(scenario: &Scenario, spec: &SolverSpec) -> Result<RunRecord, String
         .collect();
     Ok(RunRecord {
         scenario: scenario.name.clone(),
-        solver: spec.id.to_string(),
+        solver: spec.name(),
         dt,
         q_names: vec!["x".into(), "y".into(), "z".into()],
         v_names: vec!["vx".into(), "vy".into(), "vz".into()],
@@ -76,7 +76,7 @@ fn free_fall(scenario: &Scenario, spec: &SolverSpec) -> Result<RunRecord, String
 /// [`free_fall`] as a batch runner.
 fn free_fall_runner(
     scenario: &Scenario,
-    spec: &SolverSpec,
+    spec: &dyn SolverFactory,
     recorder: &mut dyn Recorder,
 ) -> Result<Option<String>, String> {
     free_fall(scenario, spec)?

@@ -7,7 +7,7 @@ use std::path::Path;
 use contactbench::metrics::energy::MechanicalEnergy;
 use contactbench::simulation::recorder::{Recorder, RunRecord, StepRecord};
 use contactbench::simulation::sweep::{sweep, SweepKind, REFERENCE_DT};
-use contactbench::simulation::Scenario;
+use contactbench::simulation::{Scenario, SolverFactory};
 use contactbench::solvers::{SolverId, SolverSpec};
 use nalgebra::DVector;
 
@@ -18,7 +18,7 @@ fn scenario() -> Scenario {
 
 fn offset_run(
     scenario: &Scenario,
-    spec: &SolverSpec,
+    spec: &dyn SolverFactory,
     recorder: &mut dyn Recorder,
 ) -> Result<Option<String>, String> {
     offset_record(scenario, spec)?
@@ -26,8 +26,8 @@ fn offset_run(
         .map_err(|e| e.to_string())
 }
 
-fn offset_record(scenario: &Scenario, spec: &SolverSpec) -> Result<RunRecord, String> {
-    if spec.id == SolverId::LcpPgs {
+fn offset_record(scenario: &Scenario, spec: &dyn SolverFactory) -> Result<RunRecord, String> {
+    if spec.name() == "lcp-pgs" {
         return Err("synthetic failure".into());
     }
     let dt = scenario.simulation.dt;
@@ -54,7 +54,7 @@ fn offset_record(scenario: &Scenario, spec: &SolverSpec) -> Result<RunRecord, St
         .collect();
     Ok(RunRecord {
         scenario: scenario.name.clone(),
-        solver: spec.id.to_string(),
+        solver: spec.name(),
         dt,
         steps,
         ..Default::default()

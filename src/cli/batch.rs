@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
+use contactbench::corpus::tasks::Shard;
 use contactbench::report::tables::summary_table;
 use contactbench::simulation::batch::{self, Tolerances};
 use contactbench::simulation::recorder::{read_json, write_json, RunSummary};
@@ -14,6 +15,7 @@ use super::common::{
     install_signal_handler, jobs, load_scenarios, print_run_notes, replace_policy, runner,
     runs_exit_code, scenario_files, UsageError,
 };
+use super::out::{out, outln};
 
 /// Arguments of `contactbench batch`.
 #[derive(Debug, clap::Args)]
@@ -46,6 +48,12 @@ pub struct Args {
     /// Store this batch's summaries as a baseline file (it must not exist unless `--force`).
     #[arg(long)]
     pub write_baseline: Option<PathBuf>,
+    /// Run only shard K of N (1 <= K <= N) of the scenario × solver runs: run `i` (in
+    /// file order, then each scenario's solver order) belongs to shard `i mod N + 1`, as
+    /// in `bench-problems`. Default: from SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT
+    /// in a Slurm job array, else every run. Each shard writes its own `--out`.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<String>,
     /// Largest change of a final base position (m).
     #[arg(long, default_value_t = Tolerances::default().position)]
     pub tol_position: f64,
@@ -75,7 +83,27 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .into());
         }
     }
-    let jobs = jobs(scenarios, &args.solvers)?;
+    let shard = match &args.shard {
+        Some(text) => Shard::parse(text),
+        None => Shard::from_slurm(|name| std::env::var(name).ok()).map(|s| s.unwrap_or(Shard::ALL)),
+    }
+    .map_err(|e| UsageError(format!("--shard: {e}")))?;
+    let all = jobs(scenarios, &args.solvers)?;
+    let total = all.len();
+    let jobs: Vec<_> = all
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| shard.owns(*i))
+        .map(|(_, job)| job)
+        .collect();
+    if shard != Shard::ALL {
+        eprintln!(
+            "{total} runs; shard {}/{}: {} runs",
+            shard.index,
+            shard.count,
+            jobs.len()
+        );
+    }
     let manifest = batch::run_batch(
         &jobs,
         &args.out,
@@ -85,10 +113,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     )?;
     let summaries: Vec<RunSummary> = manifest.runs.iter().map(|r| r.summary.clone()).collect();
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&manifest)?);
+        outln!("{}", serde_json::to_string_pretty(&manifest)?);
     } else {
-        print!("{}", summary_table(&summaries));
-        println!("results: {}", args.out.display());
+        out!("{}", summary_table(&summaries));
+        outln!("results: {}", args.out.display());
     }
     print_run_notes(&summaries);
     if let Some(path) = &args.write_baseline {

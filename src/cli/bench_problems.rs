@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use super::out::outln;
 use anyhow::Context;
 use contactbench::corpus::report::{build_report, write_report, Judge, DEFAULT_CRITERION};
 use contactbench::corpus::runner::{load_results, run_tasks, Budget};
@@ -109,6 +110,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let report = build_report(load_results(std::slice::from_ref(&args.out))?, &judge);
     write_report(&report, &args.out)?;
-    println!("{}", args.out.join("report.md").display());
+    outln!("{}", args.out.join("report.md").display());
     Ok(ExitCode::SUCCESS)
 }

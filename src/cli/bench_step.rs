@@ -13,6 +13,7 @@ use contactbench::solvers::SolverSpec;
 use serde::Serialize;
 
 use super::common::load_scenarios;
+use super::out::outln;
 
 /// Arguments of `contactbench bench-step`.
 #[derive(Debug, clap::Args)]
@@ -119,7 +120,7 @@ struct Output<'a> {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let scenario = load_scenarios(std::slice::from_ref(&args.scenario), &args.overrides)?.remove(0);
     if args.describe {
-        println!("{}", serde_json::to_string(&describe(&scenario)?)?);
+        outln!("{}", serde_json::to_string(&describe(&scenario)?)?);
         return Ok(ExitCode::SUCCESS);
     }
     let spec: SolverSpec = args
@@ -146,7 +147,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         report: &report,
     };
     if args.json {
-        println!("{}", serde_json::to_string(&output)?);
+        outln!("{}", serde_json::to_string(&output)?);
     } else {
         print_table(&output);
     }
@@ -161,21 +162,30 @@ fn print_table(out: &Output<'_>) {
     } else {
         "steps without record".to_string()
     };
-    println!(
+    outln!(
         "{} with {}, {what}: {} blocks of {} steps, each after {} settling steps",
-        out.scenario, out.solver, r.repeats, r.steps, r.settle
+        out.scenario,
+        out.solver,
+        r.repeats,
+        r.steps,
+        r.settle
     );
-    println!(
+    outln!(
         "machine: {} ({} cores, load average {})",
-        out.machine.cpu, out.machine.cores, out.machine.load_average
+        out.machine.cpu,
+        out.machine.cores,
+        out.machine.load_average
     );
-    println!(
+    outln!(
         "contacts per step {:.2}, solver iterations per step {:.2}, steps not converged {}, \
          collision queries not converged {}",
-        r.contacts, r.iterations, r.not_converged, r.collision_not_converged
+        r.contacts,
+        r.iterations,
+        r.not_converged,
+        r.collision_not_converged
     );
-    println!("| stage | µs per step (median) |");
-    println!("|---|---|");
+    outln!("| stage | µs per step (median) |");
+    outln!("|---|---|");
     for (name, value) in [
         ("dynamics", s.dynamics),
         ("collision", s.collision),
@@ -184,10 +194,12 @@ fn print_table(out: &Output<'_>) {
         ("integration + metrics", s.integration),
         ("other (record, clocks)", s.other),
     ] {
-        println!("| {name} | {value:.3} |");
+        outln!("| {name} | {value:.3} |");
     }
-    println!(
+    outln!(
         "| **whole step** | **{:.3}** (blocks {:.3} to {:.3}) |",
-        r.step_us, r.step_us_range[0], r.step_us_range[1]
+        r.step_us,
+        r.step_us_range[0],
+        r.step_us_range[1]
     );
 }

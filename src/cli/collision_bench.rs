@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use super::out::outln;
 use anyhow::Context;
 use contactbench::collision::benchmark::{
     measure, place_at_distance, random_direction, random_ellipsoid, random_rotation,
@@ -149,11 +150,11 @@ fn print_table(title: &str, pairs: &[PlacedPair], args: &Args) {
     } else {
         "distance"
     };
-    println!("\n{query}, {title}, seed {}:\n", args.seed);
-    println!(
+    outln!("\n{query}, {title}, seed {}:\n", args.seed);
+    outln!(
         "| signed distance (m) | pairs | iterations vanilla | polyak | nesterov | time vanilla (µs) | polyak | nesterov | not converged |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|");
+    outln!("|---|---|---|---|---|---|---|---|---|");
     for (lo, hi) in BUCKETS {
         let bucket: Vec<&PlacedPair> = pairs
             .iter()
@@ -175,7 +176,7 @@ fn print_table(title: &str, pairs: &[PlacedPair], args: &Args) {
             }
         }
         let n = bucket.len() as f64;
-        println!(
+        outln!(
             "| [{lo}, {hi}) | {} | {:.2} | {:.2} | {:.2} | {:.3} | {:.3} | {:.3} | {failures} |",
             bucket.len(),
             iterations[0] / n,

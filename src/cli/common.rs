@@ -82,7 +82,9 @@ pub fn install_signal_handler() {
 
 /// The simulator as a batch runner, streaming each run to its recorder.
 pub fn runner() -> &'static Runner {
-    &|scenario, spec, recorder| simulate_into(scenario, spec, recorder).map_err(|e| e.to_string())
+    &|scenario, solver, recorder| {
+        simulate_into(scenario, solver, recorder).map_err(|e| e.to_string())
+    }
 }
 
 /// Scenario files given directly or found (`*.yaml`, sorted) in directories.

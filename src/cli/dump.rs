@@ -4,11 +4,11 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Context;
 use contactbench::problem::io::write_problem;
 use contactbench::simulation::runner::simulator;
 
 use super::common::{load_scenarios, UsageError};
+use super::out::outln;
 
 /// Arguments of `contactbench dump`.
 #[derive(Debug, clap::Args)]
@@ -37,13 +37,14 @@ pub struct Args {
 /// Runs the command.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let scenario = load_scenarios(std::slice::from_ref(&args.scenario), &args.overrides)?.remove(0);
-    anyhow::ensure!(args.step >= 1, "--step must be at least 1 (the first step)");
-    anyhow::ensure!(
-        args.step <= scenario.num_steps(),
-        "--step {} is beyond the scenario's {} steps",
-        args.step,
-        scenario.num_steps()
-    );
+    if args.step < 1 || args.step > scenario.num_steps() {
+        return Err(UsageError(format!(
+            "--step {}: must lie in 1..={} (the scenario's steps)",
+            args.step,
+            scenario.num_steps()
+        ))
+        .into());
+    }
     let spec = match &args.solver {
         Some(text) => scenario.solver_override(text)?,
         None => scenario.solver_specs().remove(0),
@@ -62,9 +63,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     for _ in 0..args.step {
         sim.step()?;
     }
-    let (problem, lambda, converged) = sim
-        .last_solution()
-        .with_context(|| format!("step {} has no contact: no problem to write", args.step))?;
+    let Some((problem, lambda, converged)) = sim.last_solution() else {
+        return Err(UsageError(format!(
+            "--step {}: the step has no contact, so no problem to write",
+            args.step
+        ))
+        .into());
+    };
     let mut solver_map = spec.params.clone();
     solver_map.insert("solver".into(), spec.id.to_string().into());
     solver_map.insert("stop".into(), spec.settings.stop.as_str().into());
@@ -77,7 +82,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         converged.then_some(lambda),
         Some(&solver_map),
     )?;
-    println!(
+    outln!(
         "{}: {} contacts at step {} (t = {:.6} s){}",
         out.display(),
         problem.num_contacts(),

@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use super::out::outln;
 use contactbench::corpus::report::{build_report, write_report, Judge, DEFAULT_CRITERION};
 use contactbench::corpus::runner::load_results;
 
@@ -41,6 +42,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         report.problems.len(),
         report.solvers.len()
     );
-    println!("{}", out.join("report.md").display());
+    outln!("{}", out.join("report.md").display());
     Ok(ExitCode::SUCCESS)
 }

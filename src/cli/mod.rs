@@ -6,9 +6,11 @@ mod bench_problems;
 mod bench_step;
 mod collision_bench;
 mod common;
+mod completions;
 mod dump;
 mod merge;
 mod model;
+pub mod out;
 mod paper;
 mod report;
 mod robots;
@@ -22,6 +24,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 pub use common::exit_code;
+pub use out::failure as stdout_failure;
 
 /// Benchmark contact models and solvers on real robots.
 #[derive(Debug, Parser)]
@@ -81,6 +84,8 @@ enum Command {
     Paper(paper::Args),
     /// Every built-in solver: model, parameters with defaults and units, shared settings.
     Solvers(solvers::Args),
+    /// Print a shell completion script (bash, elvish, fish, powershell, zsh).
+    Completions(completions::Args),
 }
 
 /// Runs the parsed command.
@@ -100,5 +105,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Merge(args) => merge::run(args),
         Command::Paper(args) => paper::run(args),
         Command::Solvers(args) => solvers::run(args),
+        Command::Completions(args) => completions::run(args),
     }
 }

@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use super::out::outln;
 use anyhow::Context;
 use contactbench::dynamics::{self, Data};
 use contactbench::model::robots::load_robot;
@@ -35,7 +36,8 @@ pub struct Args {
     /// Torque tau: a JSON array of nv numbers (default zero).
     #[arg(long, value_name = "T.json")]
     tau: Option<PathBuf>,
-    /// Frames whose placements and world-aligned linear Jacobians to report, comma separated.
+    /// Frames whose placements and world-aligned linear Jacobians to report, comma
+    /// separated (at the neutral configuration unless `--q` or `--config`).
     #[arg(long, value_delimiter = ',')]
     frames: Vec<String>,
     /// Write JSON instead of text.
@@ -52,6 +54,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let q = match (&args.q, &args.config) {
         (Some(path), _) => Some(read_vector(path)?),
         (None, Some(name)) => Some(model.reference_configuration(name)?),
+        // Frames asked for without a configuration: at the neutral one (the robot's
+        // zero pose, identity base at the origin), said on stderr.
+        (None, None) if !args.frames.is_empty() => {
+            eprintln!("note: --frames without --q or --config: at the neutral configuration");
+            Some(model.neutral_configuration())
+        }
         (None, None) => None,
     };
     let mut out = summary(&model);
@@ -59,11 +67,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         let v = optional_vector(args.v.as_deref(), model.nv())?;
         let tau = optional_vector(args.tau.as_deref(), model.nv())?;
         quantities(&model, &q, &v, &tau, &args.frames, &mut out)?;
-    } else if !args.frames.is_empty() {
-        anyhow::bail!("--frames needs a configuration (--q Q.json or --config NAME)");
     }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&Value::Object(out))?);
+        outln!("{}", serde_json::to_string_pretty(&Value::Object(out))?);
     } else {
         print_text(&model, &out);
     }
@@ -221,8 +227,8 @@ fn rows(m: &DMatrix<f64>) -> Value {
 }
 
 fn print_text(model: &Model, out: &Map<String, Value>) {
-    println!("robot {}", model.name);
-    println!(
+    outln!("robot {}", model.name);
+    outln!(
         "nq {}  nv {}  total mass {} kg  {}",
         model.nq(),
         model.nv(),
@@ -235,7 +241,7 @@ fn print_text(model: &Model, out: &Map<String, Value>) {
     );
     let refs: Vec<&String> = model.reference_configurations.keys().collect();
     if !refs.is_empty() {
-        println!(
+        outln!(
             "reference configurations: {}",
             refs.iter()
                 .map(|s| s.as_str())
@@ -243,9 +249,9 @@ fn print_text(model: &Model, out: &Map<String, Value>) {
                 .join(", ")
         );
     }
-    println!("joints ({}):", model.njoints() - 1);
+    outln!("joints ({}):", model.njoints() - 1);
     for (i, j) in model.joints.iter().enumerate().skip(1) {
-        println!(
+        outln!(
             "  {i:>3} {:<28} {:<10} parent {:<24} q[{}] v[{}]",
             j.name,
             joint_type(&j.kind),
@@ -254,16 +260,16 @@ fn print_text(model: &Model, out: &Map<String, Value>) {
             j.idx_v
         );
     }
-    println!("frames ({}):", model.frames.len());
+    outln!("frames ({}):", model.frames.len());
     for f in &model.frames {
-        println!(
+        outln!(
             "  {:<36} {:<11} on {}",
             f.name,
             format!("{:?}", f.kind),
             model.joints[f.parent_joint].name
         );
     }
-    println!("collision geometries: {}", model.geometries.len());
+    outln!("collision geometries: {}", model.geometries.len());
     for key in [
         "nonlinear_effects",
         "generalized_gravity",
@@ -272,12 +278,12 @@ fn print_text(model: &Model, out: &Map<String, Value>) {
         "potential_energy",
     ] {
         if let Some(value) = out.get(key) {
-            println!("{key}: {value}");
+            outln!("{key}: {value}");
         }
     }
     if let Some(Value::Object(frames)) = out.get("frames") {
         for (name, f) in frames {
-            println!("{name}: position {}", f["position"]);
+            outln!("{name}: position {}", f["position"]);
         }
     }
 }

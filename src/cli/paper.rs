@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use super::out::outln;
 use anyhow::Context;
 use contactbench::paper::{experiments, run_paper, Options};
 
@@ -33,7 +34,7 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.list {
         for e in experiments::all() {
-            println!("{:<6} {:<18} {}", e.id(), e.paper_ref(), e.title());
+            outln!("{:<6} {:<18} {}", e.id(), e.paper_ref(), e.title());
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -48,15 +49,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         match &line.outcome {
             Ok(page) => {
                 let (held, total) = page.score();
-                println!(
+                outln!(
                     "{:<6} {:<18} {held}/{total} claims hold  ({:.1} s)",
-                    line.id, line.paper_ref, line.seconds
+                    line.id,
+                    line.paper_ref,
+                    line.seconds
                 );
             }
-            Err(e) => println!("{:<6} {:<18} ERROR: {e}", line.id, line.paper_ref),
+            Err(e) => outln!("{:<6} {:<18} ERROR: {e}", line.id, line.paper_ref),
         }
     }
-    println!("summary: {}", outcome.summary.display());
+    outln!("summary: {}", outcome.summary.display());
     let errors = outcome.errors();
     if errors.is_empty() {
         Ok(ExitCode::SUCCESS)

@@ -10,6 +10,7 @@ use anyhow::Context;
 use contactbench::report::REPORT_DIR;
 
 use super::common::{install_signal_handler, UsageError};
+use super::out::outln;
 
 /// Arguments of `contactbench report`.
 #[derive(Debug, clap::Args)]
@@ -34,6 +35,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let path = contactbench::report::make_report(&args.results)
         .with_context(|| format!("report of {}", args.results.display()))?;
-    println!("{}", path.display());
+    outln!("{}", path.display());
     Ok(ExitCode::SUCCESS)
 }

@@ -2,6 +2,7 @@
 
 use std::process::ExitCode;
 
+use super::out::outln;
 use contactbench::model::robots::{cache_dir, manifest, RootKind};
 
 /// Arguments of `contactbench robots`.
@@ -26,7 +27,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     match args.action {
         Action::Fetch => {
             let dir = manifest.fetch(true)?;
-            println!(
+            outln!(
                 "{} {}: {} in {}",
                 manifest.package,
                 manifest.version,
@@ -35,17 +36,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             );
         }
         Action::List => {
-            println!("cache: {}", cache_dir().display());
-            println!(
+            outln!("cache: {}", cache_dir().display());
+            outln!(
                 "{:<8} {:<10} {:<8} {:<13} urdf",
-                "robot", "base", "fetched", "reference"
+                "robot",
+                "base",
+                "fetched",
+                "reference"
             );
             for robot in &manifest.robots {
                 let base = match robot.root {
                     RootKind::Fixed => "fixed",
                     RootKind::FreeFlyer => "free-flyer",
                 };
-                println!(
+                outln!(
                     "{:<8} {:<10} {:<8} {:<13} {}",
                     robot.name,
                     base,

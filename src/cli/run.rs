@@ -13,6 +13,7 @@ use super::common::{
     install_signal_handler, jobs, load_scenarios, print_run_notes, replace_policy, runner,
     runs_exit_code,
 };
+use super::out::{out, outln};
 
 /// Arguments of `contactbench run`.
 #[derive(Debug, clap::Args)]
@@ -61,10 +62,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     )?;
     let summaries: Vec<RunSummary> = manifest.runs.iter().map(|r| r.summary.clone()).collect();
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&manifest)?);
+        outln!("{}", serde_json::to_string_pretty(&manifest)?);
     } else {
-        print!("{}", summary_table(&summaries));
-        println!("results: {}", out.display());
+        out!("{}", summary_table(&summaries));
+        outln!("results: {}", out.display());
     }
     print_run_notes(&summaries);
     Ok(runs_exit_code(&summaries))

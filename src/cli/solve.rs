@@ -4,10 +4,10 @@
 //! print the answer with every metric.
 
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use super::out::out;
 use anyhow::{bail, Context};
 use contactbench::problem::io::{read_lambda, read_problem};
 use contactbench::solvers::compare::{
@@ -99,12 +99,19 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let runs = compare(candidates, &problem, warm_start.as_ref());
     let text = if args.json {
-        let value = json!({
+        let mut value = json!({
             "problem": args.problem.display().to_string(),
             "contacts": problem.num_contacts(),
             "validation_notes": problem.validation_notes(),
             "solvers": runs,
         });
+        // One solver's answer also at the top level, as `lambda`: the file is then a
+        // valid `--warm-start` for the next solve (an object with a `lambda` array).
+        if let ([run], false) = (runs.as_slice(), args.all) {
+            if let Some(solved) = run.solved() {
+                value["lambda"] = json!(solved.lambda);
+            }
+        }
         serde_json::to_string_pretty(&value)? + "\n"
     } else if args.all {
         format!(
@@ -118,7 +125,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .map(|run| describe(&args.problem, problem.num_contacts(), run))
             .collect()
     };
-    print_stdout(&text)?;
+    out!("{text}");
     let all_converged = runs
         .iter()
         .all(|r| r.solved().is_some_and(|s| s.status.is_converged()));
@@ -127,18 +134,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::from(2)
     })
-}
-
-/// Writes to stdout; a closed pipe (`| head`) is not an error.
-fn print_stdout(text: &str) -> anyhow::Result<()> {
-    let mut stdout = std::io::stdout().lock();
-    match stdout
-        .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
-        _ => Ok(()),
-    }
 }
 
 /// Applies the setting flags; refuses a tolerance flag for the criterion not in use, and

@@ -3,6 +3,7 @@
 
 use std::process::ExitCode;
 
+use super::out::{out, outln};
 use contactbench::solvers::registry::{listing, shared_defaults, REGISTRY, SHARED_SETTINGS};
 use serde_json::{json, Value};
 
@@ -17,9 +18,9 @@ pub struct Args {
 /// Runs the command.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&as_json())?);
+        outln!("{}", serde_json::to_string_pretty(&as_json())?);
     } else {
-        print!("{}", listing());
+        out!("{}", listing());
     }
     Ok(ExitCode::SUCCESS)
 }

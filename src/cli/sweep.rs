@@ -10,6 +10,7 @@ use contactbench::simulation::recorder::write_json;
 use contactbench::simulation::sweep::{check_limits, sweep, SweepKind};
 
 use super::common::{install_signal_handler, load_scenarios, replace_policy, runner, UsageError};
+use super::out::{out, outln};
 
 /// Arguments of `contactbench sweep`.
 #[derive(Debug, clap::Args)]
@@ -74,9 +75,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let table = sweep(&scenario, &specs, kind, &values, runner());
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&table)?);
+        outln!("{}", serde_json::to_string_pretty(&table)?);
     } else {
-        print!("{}", table.to_markdown());
+        out!("{}", table.to_markdown());
     }
     if let Some(staging) = staging {
         write_json(&staging.path().join("sweep.json"), &table)?;

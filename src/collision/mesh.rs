@@ -1,4 +1,5 @@
-//! Meshes: STL reading (binary and ASCII, through `stl_io`) and the convex hull of a point
+//! Meshes: STL reading (binary and ASCII, through `stl_io`), Wavefront OBJ reading
+//! (through `tobj`), and the convex hull of a point
 //! set (quickhull), whose support is found by hill-climbing on the vertex adjacency, as
 //! HPP-FCL does for large hulls, or by a linear scan for small ones.
 
@@ -30,6 +31,34 @@ pub fn read_stl_vertices(
     Ok(mesh
         .vertices
         .iter()
+        .map(|v| {
+            Vector3::new(f64::from(v[0]), f64::from(v[1]), f64::from(v[2])).component_mul(scale)
+        })
+        .collect())
+}
+
+/// Reads the vertices of a mesh file, scaled per axis, in the format of its extension:
+/// `.obj` (Wavefront OBJ, every object of the file), anything else STL.
+pub fn read_mesh_vertices(
+    path: &Path,
+    scale: &Vector3<f64>,
+) -> Result<Vec<Vector3<f64>>, CollisionError> {
+    let is_obj = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("obj"));
+    if !is_obj {
+        return read_stl_vertices(path, scale);
+    }
+    let (models, _materials) =
+        tobj::load_obj(path, &tobj::LoadOptions::default()).map_err(|e| {
+            CollisionError::MeshFile {
+                path: path.to_path_buf(),
+                source: std::io::Error::new(std::io::ErrorKind::InvalidData, format!("OBJ: {e}")),
+            }
+        })?;
+    Ok(models
+        .iter()
+        .flat_map(|m| m.mesh.positions.chunks_exact(3))
         .map(|v| {
             Vector3::new(f64::from(v[0]), f64::from(v[1]), f64::from(v[2])).component_mul(scale)
         })
@@ -91,7 +120,14 @@ impl ConvexHull {
         }
     }
 
-    /// Reads an STL file and builds the hull of its (scaled) vertices.
+    /// Reads a mesh file (STL, or OBJ by its extension) and builds the hull of its
+    /// (scaled) vertices.
+    pub fn from_mesh_file(path: &Path, scale: &Vector3<f64>) -> Result<Self, CollisionError> {
+        let points = read_mesh_vertices(path, scale)?;
+        Self::from_points(&points, &path.display().to_string())
+    }
+
+    /// The hull of an STL file's vertices, scaled per axis.
     pub fn from_stl(path: &Path, scale: &Vector3<f64>) -> Result<Self, CollisionError> {
         let points = read_stl_vertices(path, scale)?;
         Self::from_points(&points, &path.display().to_string())

@@ -81,7 +81,7 @@ pub fn shape_from_geometry(geometry: &GeometryShape) -> Result<Shape, CollisionE
             if let Some(hull) = cached_hull(&key) {
                 return Ok(Shape::convex_hull(hull));
             }
-            let hull = Arc::new(ConvexHull::from_stl(path, scale)?);
+            let hull = Arc::new(ConvexHull::from_mesh_file(path, scale)?);
             if let Ok(mut cache) = hull_cache().lock() {
                 cache.insert(key, hull.clone());
             }

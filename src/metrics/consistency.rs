@@ -69,19 +69,52 @@ pub fn consistency_error(
     reference: Trajectory<'_>,
 ) -> Result<f64, ConsistencyError> {
     run.check("run")?;
-    reference.check("reference")?;
-    if reference.times.is_empty() {
-        return Err(ConsistencyError::Unordered { index: 0 });
+    let mut sum = ConsistencySum::new(reference)?;
+    for (t, p) in run.times.iter().zip(run.positions) {
+        sum.add(*t, p);
     }
-    if let Some(index) = reference.times.windows(2).position(|w| w[1] <= w[0]) {
-        return Err(ConsistencyError::Unordered { index: index + 1 });
-    }
-    Ok((1..run.times.len())
-        .map(|k| {
-            let dt = run.times[k] - run.times[k - 1];
-            (run.positions[k] - reference.interpolate(run.times[k])).norm() * dt
+    Ok(sum.value())
+}
+
+/// The same sum, one sample of the run at a time, so that a run need not be kept in
+/// memory (the sweeps stream their runs through it).
+#[derive(Debug, Clone)]
+pub struct ConsistencySum<'a> {
+    reference: Trajectory<'a>,
+    previous_time: Option<f64>,
+    sum: f64,
+}
+
+impl<'a> ConsistencySum<'a> {
+    /// An empty sum against `reference` (checked: non-empty, increasing times).
+    pub fn new(reference: Trajectory<'a>) -> Result<Self, ConsistencyError> {
+        reference.check("reference")?;
+        if reference.times.is_empty() {
+            return Err(ConsistencyError::Unordered { index: 0 });
+        }
+        if let Some(index) = reference.times.windows(2).position(|w| w[1] <= w[0]) {
+            return Err(ConsistencyError::Unordered { index: index + 1 });
+        }
+        Ok(Self {
+            reference,
+            previous_time: None,
+            sum: 0.0,
         })
-        .sum())
+    }
+
+    /// Adds the run's sample `(t, p)`: `‖p − p_ref(t)‖ (t − t_prev)` (nothing for the
+    /// first sample, the initial state).
+    pub fn add(&mut self, t: f64, p: &Vector3<f64>) {
+        if let Some(t0) = self.previous_time {
+            self.sum += (p - self.reference.interpolate(t)).norm() * (t - t0);
+        }
+        self.previous_time = Some(t);
+    }
+
+    /// The sum so far (m·s).
+    pub fn value(&self) -> f64 {
+        self.sum
+    }
 }
 
 #[cfg(test)]

@@ -32,7 +32,8 @@ pub enum GeometryShape {
         /// Half of the segment's length along z.
         half_length: f64,
     },
-    /// A mesh file (STL), resolved to a path on disk, with a scale per axis.
+    /// A mesh file (STL, or OBJ by its extension), resolved to a path on disk, with a
+    /// scale per axis.
     Mesh {
         /// Absolute path of the mesh file.
         path: PathBuf,

@@ -346,3 +346,23 @@ pub fn load_robot(name: &str) -> Result<Model, ModelError> {
     model.name = entry.name.clone();
     Ok(model)
 }
+
+/// Loads a user's robot from its URDF file: `package://` URIs looked up in
+/// `package_dirs` first, then beside the file; reference configurations from `srdf` when
+/// given. The model is named after the file's stem. Errors name the file (URDF, SRDF or
+/// mesh) and the element.
+pub fn load_urdf_robot(
+    urdf: &Path,
+    root: RootJoint,
+    package_dirs: &[PathBuf],
+    srdf: Option<&Path>,
+) -> Result<Model, ModelError> {
+    let mut model = Model::from_urdf_with_packages(urdf, root, package_dirs)?;
+    if let Some(srdf) = srdf {
+        model.load_srdf(srdf)?;
+    }
+    if let Some(stem) = urdf.file_stem() {
+        model.name = stem.to_string_lossy().into_owned();
+    }
+    Ok(model)
+}

@@ -1,16 +1,18 @@
 //! The paper's scenarios (`scenarios/paper/*.yaml`, embedded in the binary so that
 //! `contactbench paper` runs from anywhere) and runs of them under a protocol.
 
+use std::sync::Arc;
+
 use rayon::prelude::*;
 
 use super::names::metric;
 use super::protocol::{self, Protocol};
 use super::PaperError;
-use crate::simulation::batch::spec_text;
+use crate::simulation::factory::SolverFactory;
 use crate::simulation::recorder::{RunRecord, StepRecord};
 use crate::simulation::runner::drive;
 use crate::simulation::{Scenario, Simulator, World};
-use crate::solvers::SolverSpec;
+use crate::solvers::{SolverError, SolverSpec};
 
 /// A scenario file of `scenarios/paper/`.
 #[derive(Debug, Clone, Copy)]
@@ -68,19 +70,31 @@ pub struct Run {
     pub label: String,
     /// The scenario, overrides applied.
     pub scenario: Scenario,
-    /// The solver.
-    pub spec: SolverSpec,
+    /// What builds the solver: a built-in spec or a user's
+    /// [`crate::simulation::UserSolver`].
+    pub solver: Arc<dyn SolverFactory>,
     /// How the solver is run.
     pub protocol: Protocol,
 }
 
 impl Run {
-    /// A run labelled by the solver's text.
+    /// A run of a built-in solver, labelled by the solver's text.
     pub fn new(scenario: Scenario, spec: SolverSpec, protocol: Protocol) -> Self {
+        Self::with_solver(scenario, Arc::new(spec), protocol)
+    }
+
+    /// A run of any solver factory (a user's own solver included), labelled by its text.
+    /// A user's solver runs under [`Protocol::Ours`] and [`Protocol::ResetState`];
+    /// ContactBench's protocol re-runs built-in per-contact solvers sweep by sweep.
+    pub fn with_solver(
+        scenario: Scenario,
+        solver: Arc<dyn SolverFactory>,
+        protocol: Protocol,
+    ) -> Self {
         Self {
-            label: spec_text(&spec),
+            label: solver.label(),
             scenario,
-            spec,
+            solver,
             protocol,
         }
     }
@@ -98,7 +112,19 @@ impl Run {
 pub fn simulate(run: &Run) -> Result<RunRecord, PaperError> {
     let scenario = &run.scenario;
     let world = World::build(scenario)?;
-    let solver = protocol::build(&run.spec, &run.protocol)?;
+    let solver = match (run.solver.spec(), &run.protocol) {
+        (Some(spec), protocol) => protocol::build(spec, protocol)?,
+        (None, Protocol::Ours) => run.solver.build()?,
+        (None, Protocol::ResetState) => Box::new(protocol::ResetEachSolve(run.solver.build()?)),
+        (None, Protocol::ContactBench(_)) => {
+            return Err(SolverError::InvalidSpec {
+                spec: run.solver.label(),
+                message: "ContactBench's protocol runs the built-in per-contact solvers only"
+                    .into(),
+            }
+            .into())
+        }
+    };
     let mut params = scenario.step_parameters();
     if matches!(run.protocol, Protocol::ContactBench(_)) {
         params.warm_start = false;

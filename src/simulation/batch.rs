@@ -10,6 +10,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use super::factory::SolverFactory;
 use super::output::{sanitize, solver_dirs, Replace, ResultsManifest, RunEntry, Staging};
 use super::recorder::{RecordError, Recorder, RunHeader, RunSummary, RunWriter};
 use super::scenario::{Scenario, ScenarioError};
@@ -20,8 +21,8 @@ use crate::solvers::SolverSpec;
 pub struct Job {
     /// The scenario.
     pub scenario: Arc<Scenario>,
-    /// The solver.
-    pub spec: SolverSpec,
+    /// What builds the solver (a built-in spec or a user's [`super::factory::UserSolver`]).
+    pub factory: Arc<dyn SolverFactory>,
     /// Its text form, as recorded.
     pub solver: String,
     /// Directory name of the run (unique within the scenario).
@@ -31,45 +32,12 @@ pub struct Job {
 /// What runs one job: it hands every step to the recorder as it is computed and returns
 /// why the run stopped early, if it did; `Err` when the run could not start. The
 /// simulator ([`super::runner::simulate_into`]), or a stand-in in tests.
-pub type Runner =
-    dyn Fn(&Scenario, &SolverSpec, &mut dyn Recorder) -> Result<Option<String>, String> + Sync;
+pub type Runner = dyn Fn(&Scenario, &dyn SolverFactory, &mut dyn Recorder) -> Result<Option<String>, String>
+    + Sync;
 
 /// The text form of a spec: the id, then the settings that differ from the defaults.
 pub fn spec_text(spec: &SolverSpec) -> String {
-    let defaults = crate::solvers::SolverSettings::default();
-    let mut parts: Vec<String> = Vec::new();
-    let s = &spec.settings;
-    if s.stop != defaults.stop {
-        parts.push(format!("stop={}", s.stop));
-    }
-    // Only the tolerance of the criterion in use: the other one would be refused.
-    match s.stop {
-        crate::solvers::Criterion::Relative if s.eps_rel != defaults.eps_rel => {
-            parts.push(format!("eps_rel={:e}", s.eps_rel));
-        }
-        crate::solvers::Criterion::Absolute if s.eps_abs != defaults.eps_abs => {
-            parts.push(format!("eps_abs={:e}", s.eps_abs));
-        }
-        _ => {}
-    }
-    if s.eps_step != defaults.eps_step {
-        parts.push(format!("eps_step={:e}", s.eps_step));
-    }
-    if let Some(t) = s.max_time {
-        parts.push(format!("max_time={t}"));
-    }
-    if s.max_iter != defaults.max_iter {
-        parts.push(format!("max_iter={}", s.max_iter));
-    }
-    if s.over_relaxation != defaults.over_relaxation {
-        parts.push(format!("over_relaxation={}", s.over_relaxation));
-    }
-    parts.extend(spec.params.iter().map(|(k, v)| format!("{k}={v}")));
-    if parts.is_empty() {
-        spec.id.to_string()
-    } else {
-        format!("{}:{}", spec.id, parts.join(","))
-    }
+    SolverFactory::label(spec)
 }
 
 /// Refuses two scenarios with the same name in one batch (their runs would share a
@@ -99,14 +67,29 @@ pub fn jobs(scenarios: Vec<Scenario>, solvers: Option<&[SolverSpec]>) -> Vec<Job
             Some(list) => list.to_vec(),
             None => scenario.solver_specs(),
         };
-        let ids: Vec<String> = specs.iter().map(|s| s.id.to_string()).collect();
+        let factories: Vec<Arc<dyn SolverFactory>> = specs
+            .into_iter()
+            .map(|s| Arc::new(s) as Arc<dyn SolverFactory>)
+            .collect();
+        out.extend(jobs_with(vec![scenario], &factories));
+    }
+    out
+}
+
+/// The jobs of every scenario × every factory (a user's solvers, built-in ones, or both):
+/// how a user's own solver runs in a batch.
+pub fn jobs_with(scenarios: Vec<Scenario>, solvers: &[Arc<dyn SolverFactory>]) -> Vec<Job> {
+    let names: Vec<String> = solvers.iter().map(|f| f.name()).collect();
+    let dirs = solver_dirs(&names);
+    let mut out = Vec::new();
+    for scenario in scenarios {
         let scenario = Arc::new(scenario);
-        for (spec, dir) in specs.into_iter().zip(solver_dirs(&ids)) {
+        for (factory, dir) in solvers.iter().zip(&dirs) {
             out.push(Job {
                 scenario: Arc::clone(&scenario),
-                solver: spec_text(&spec),
-                spec,
-                solver_dir: dir,
+                solver: factory.label(),
+                factory: Arc::clone(factory),
+                solver_dir: dir.clone(),
             });
         }
     }
@@ -143,7 +126,7 @@ pub fn jobs_overriding(
 fn run_job(job: &Job, runner: &Runner, dir: &Path) -> Result<RunSummary, RecordError> {
     let mut writer = RunWriter::create(dir)?;
     let outcome = catch_unwind(AssertUnwindSafe(|| {
-        runner(&job.scenario, &job.spec, &mut writer)
+        runner(&job.scenario, job.factory.as_ref(), &mut writer)
     }));
     let failure = match outcome {
         Ok(Ok(failure)) => failure,

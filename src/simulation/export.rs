@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use nalgebra::UnitQuaternion;
 use serde::Serialize;
 
-use super::scenario::{Scenario, ScenarioError};
+use super::scenario::{RobotSource, Scenario, ScenarioError};
 use super::world::{Role, World};
 use crate::collision::Core;
 use crate::dynamics::{self, Data, DynamicsError, MassLtdl};
@@ -140,12 +140,13 @@ pub enum ExportError {
 pub fn describe(scenario: &Scenario) -> Result<WorldDescription, ExportError> {
     let world = World::build(scenario)?;
     let model = &world.model;
-    let urdf = match &scenario.world.robot {
-        Some(name) => {
+    let urdf = match scenario.robot_source() {
+        Some(RobotSource::Manifest(name)) => {
             let manifest = robots::manifest()?;
-            let entry = manifest.robot(name)?;
+            let entry = manifest.robot(&name)?;
             Some(manifest.robots_dir().join(&entry.urdf))
         }
+        Some(RobotSource::Urdf(robot)) => Some(robot.urdf),
         None => None,
     };
     let joint_name = |j: usize| model.joints[j].name.clone();

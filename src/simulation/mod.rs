@@ -3,6 +3,7 @@
 pub mod batch;
 pub mod controllers;
 pub mod export;
+pub mod factory;
 pub mod interrupt;
 pub mod output;
 pub mod params;
@@ -14,6 +15,7 @@ pub mod sweep;
 pub mod timing;
 pub mod world;
 
+pub use factory::{SolverFactory, UserSolver};
 pub use params::StepParameters;
 pub use runner::{simulate, SimulationError};
 pub use scenario::{Scenario, ScenarioError};

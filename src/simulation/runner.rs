@@ -9,14 +9,14 @@
 
 use thiserror::Error;
 
-use super::batch::spec_text;
+use super::factory::SolverFactory;
 use super::interrupt;
 use super::recorder::{RecordError, Recorder, RunHeader, RunRecord, StepRecord};
 use super::scenario::{Analytical, Scenario, ScenarioError, MAX_STEPS};
 use super::step::Simulator;
 use super::world::World;
 use crate::metrics::energy::{bouncing_energy_fraction, sliding_kinetic_energy, GRAVITY};
-use crate::solvers::{SolverError, SolverSpec};
+use crate::solvers::SolverError;
 
 /// Largest speed (m/s or rad/s, any coordinate of `v`) a simulation may reach before it is
 /// called diverged: 10 km/s is far beyond any robot or object of the benchmark.
@@ -57,10 +57,13 @@ pub fn check(scenario: &Scenario) -> Result<(), SimulationError> {
     Ok(())
 }
 
-/// A simulator for `scenario` with the solver `spec`, at its initial state.
-pub fn simulator(scenario: &Scenario, spec: &SolverSpec) -> Result<Simulator, SimulationError> {
+/// A simulator for `scenario` with a fresh solver of `solver`, at its initial state.
+pub fn simulator(
+    scenario: &Scenario,
+    solver: &dyn SolverFactory,
+) -> Result<Simulator, SimulationError> {
     let world = World::build(scenario)?;
-    let solver = spec.build()?;
+    let solver = solver.build()?;
     let mut sim = Simulator::new(
         world,
         solver,
@@ -71,21 +74,40 @@ pub fn simulator(scenario: &Scenario, spec: &SolverSpec) -> Result<Simulator, Si
     Ok(sim)
 }
 
-/// Runs `scenario` with `spec` for `scenario.num_steps()` steps (capped by the scenario's
-/// validation), keeping every step in memory: for tests and short runs (a long run
-/// streams to disk through [`simulate_into`]).
-pub fn simulate(scenario: &Scenario, spec: &SolverSpec) -> Result<RunRecord, SimulationError> {
+/// Runs `scenario` with a solver of `solver` (a built-in [`crate::solvers::SolverSpec`]
+/// or a user's [`super::factory::UserSolver`]) for `scenario.num_steps()` steps (capped
+/// by the scenario's validation), keeping every step in memory: for tests and short runs
+/// (a long run streams to disk through [`simulate_into`]).
+///
+/// ```
+/// use contactbench::simulation::{simulate, Scenario};
+/// use contactbench::solvers::{SolverId, SolverSpec};
+///
+/// let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/cube_slide.yaml");
+/// let scenario = Scenario::load(&file, &["simulation.duration=0.05".to_string()])?;
+/// let record = simulate(&scenario, &SolverSpec::new(SolverId::NcpAdmm))?;
+/// assert!(record.failure.is_none());
+/// // The initial state and one record per step.
+/// assert_eq!(record.steps.len(), scenario.num_steps() + 1);
+/// // The cube slides along x, away from where it started.
+/// assert!(record.steps.last().map_or(0.0, |s| s.base_position[0]) > record.steps[0].base_position[0]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn simulate(
+    scenario: &Scenario,
+    solver: &dyn SolverFactory,
+) -> Result<RunRecord, SimulationError> {
     let mut record = RunRecord::default();
-    record.failure = simulate_into(scenario, spec, &mut record)?;
+    record.failure = simulate_into(scenario, solver, &mut record)?;
     Ok(record)
 }
 
-/// Runs `scenario` with `spec`, handing every step to `recorder` as it is computed;
+/// Runs `scenario` with a solver of `solver`, handing every step to `recorder` as it is computed;
 /// returns why the run stopped early, if it did (a failed step, a divergence, an
 /// interruption).
 pub fn simulate_into(
     scenario: &Scenario,
-    spec: &SolverSpec,
+    solver: &dyn SolverFactory,
     recorder: &mut dyn Recorder,
 ) -> Result<Option<String>, SimulationError> {
     let steps = scenario.simulation.duration / scenario.simulation.dt;
@@ -97,8 +119,8 @@ pub fn simulate_into(
             )
             .into());
     }
-    let sim = simulator(scenario, spec)?;
-    drive(scenario, sim, &spec_text(spec), recorder)
+    let sim = simulator(scenario, solver)?;
+    drive(scenario, sim, &solver.label(), recorder)
 }
 
 /// Runs an already built simulator of `scenario` (a solver or step parameters of the

@@ -135,9 +135,23 @@ pub struct Scenario {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WorldSpec {
-    /// A robot of the manifest (`solo12`, `talos`, `allegro_hand`).
+    /// A robot of the manifest (`solo12`, `talos`, `allegro`), or the path of a URDF file
+    /// (any name ending in `.urdf`; relative to the scenario file's directory).
     #[serde(default)]
     pub robot: Option<String>,
+    /// For a URDF `robot`: directories where `package://PKG/rest` mesh URIs are looked up
+    /// as `DIR/PKG/rest` (relative to the scenario file's directory), before the URDF's
+    /// own ancestor directories.
+    #[serde(default)]
+    pub robot_packages: Vec<PathBuf>,
+    /// For a URDF `robot`: its root joint, `fixed` (default, as `contactbench model`) or
+    /// `free_flyer`.
+    #[serde(default)]
+    pub robot_root: RobotRoot,
+    /// For a URDF `robot`: an SRDF file with its reference configurations (relative to the
+    /// scenario file's directory).
+    #[serde(default)]
+    pub robot_srdf: Option<PathBuf>,
     /// Built-in free-flying bodies.
     #[serde(default)]
     pub bodies: Vec<BodySpec>,
@@ -204,6 +218,39 @@ pub struct Pose {
     /// Orientation quaternion `[qx qy qz qw]`. Default identity.
     #[serde(default = "identity_quaternion")]
     pub orientation: [f64; 4],
+}
+
+/// The root joint of a robot given by its URDF file.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RobotRoot {
+    /// Fixed to the world (placed by `robot_pose`).
+    #[default]
+    Fixed,
+    /// A free-flying base.
+    FreeFlyer,
+}
+
+/// Where a scenario's robot comes from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RobotSource {
+    /// A robot of the manifest, by name.
+    Manifest(String),
+    /// A user's URDF file, paths resolved against the scenario file's directory.
+    Urdf(UrdfRobot),
+}
+
+/// A user's robot: its URDF file, package directories, root joint and SRDF.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UrdfRobot {
+    /// The URDF file.
+    pub urdf: PathBuf,
+    /// Directories for `package://` URIs.
+    pub package_dirs: Vec<PathBuf>,
+    /// Fixed or free-flying root.
+    pub root: RobotRoot,
+    /// Reference configurations, if given.
+    pub srdf: Option<PathBuf>,
 }
 
 /// A contact sphere on a robot frame.
@@ -565,6 +612,31 @@ impl Scenario {
         }
         map.extend(explicit);
         SolverSpec::from_map(map)
+    }
+
+    /// Where the robot comes from: a manifest name, or a URDF path (a name ending in
+    /// `.urdf`) with its package directories and SRDF, resolved against the scenario
+    /// file's directory. `None` without a robot.
+    pub fn robot_source(&self) -> Option<RobotSource> {
+        let name = self.world.robot.as_ref()?;
+        let is_urdf = Path::new(name)
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("urdf"));
+        if !is_urdf {
+            return Some(RobotSource::Manifest(name.clone()));
+        }
+        let base = self.source.parent().unwrap_or(Path::new(""));
+        Some(RobotSource::Urdf(UrdfRobot {
+            urdf: base.join(name),
+            package_dirs: self
+                .world
+                .robot_packages
+                .iter()
+                .map(|d| base.join(d))
+                .collect(),
+            root: self.world.robot_root,
+            srdf: self.world.robot_srdf.as_ref().map(|f| base.join(f)),
+        }))
     }
 
     /// The solver specifications, in file order.

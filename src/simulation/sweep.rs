@@ -5,15 +5,17 @@
 //! run stops on the paper's absolute criterion (`stop = absolute`) with `eps_step = 0`,
 //! so that `eps_abs` alone stops the solver.
 
+use std::sync::Arc;
+
 use nalgebra::Vector3;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::batch::{spec_text, Runner};
+use super::batch::Runner;
+use super::factory::SolverFactory;
 use super::recorder::{RecordError, Recorder, RunHeader, StepRecord};
 use super::scenario::{Scenario, ScenarioError, MAX_STEPS};
-use crate::metrics::consistency::{consistency_error, Trajectory};
-use crate::solvers::SolverSpec;
+use crate::metrics::consistency::{ConsistencySum, Trajectory};
 
 /// Time step of the reference run of the time-step study (s).
 pub const REFERENCE_DT: f64 = 1e-4;
@@ -68,30 +70,29 @@ pub struct SweepTable {
 /// The scenario and solver of one run of the sweep.
 fn configure(
     scenario: &Scenario,
-    spec: &SolverSpec,
+    solver: &dyn SolverFactory,
     kind: SweepKind,
     value: f64,
-) -> (Scenario, SolverSpec) {
+) -> (Scenario, Arc<dyn SolverFactory>) {
     let mut scenario = scenario.clone();
-    let mut spec = spec.clone();
+    let mut settings = solver.settings().clone();
     match kind {
         SweepKind::TimeStep => scenario.simulation.dt = value,
         SweepKind::Tolerance => {
-            spec.settings.stop = crate::solvers::Criterion::Absolute;
-            spec.settings.eps_abs = value;
-            spec.settings.eps_step = 0.0;
+            settings.stop = crate::solvers::Criterion::Absolute;
+            settings.eps_abs = value;
+            settings.eps_step = 0.0;
         }
     }
-    (scenario, spec)
+    (scenario, solver.with_settings(settings))
 }
 
-/// What a sweep keeps of a run: its base trajectory (32 bytes per step) and its count of
-/// unconverged steps.
+/// What a sweep keeps of its reference run: the base trajectory (32 bytes per step),
+/// needed to interpolate it at every other run's times.
 #[derive(Debug, Default)]
 struct TrajectoryRecorder {
     times: Vec<f64>,
     positions: Vec<Vector3<f64>>,
-    unconverged: usize,
 }
 
 impl Recorder for TrajectoryRecorder {
@@ -102,6 +103,25 @@ impl Recorder for TrajectoryRecorder {
     fn record(&mut self, step: &StepRecord, _analytical: Option<f64>) -> Result<(), RecordError> {
         self.times.push(step.time);
         self.positions.push(Vector3::from(step.base_position));
+        Ok(())
+    }
+}
+
+/// What a sweep keeps of every other run: its consistency sum against the reference and
+/// its count of unconverged steps, updated step by step (constant memory, whatever the
+/// run's length).
+struct ConsistencyRecorder<'a> {
+    sum: ConsistencySum<'a>,
+    unconverged: usize,
+}
+
+impl Recorder for ConsistencyRecorder<'_> {
+    fn start(&mut self, _header: RunHeader) -> Result<(), RecordError> {
+        Ok(())
+    }
+
+    fn record(&mut self, step: &StepRecord, _analytical: Option<f64>) -> Result<(), RecordError> {
+        self.sum.add(step.time, &Vector3::from(step.base_position));
         if !step.converged {
             self.unconverged += 1;
         }
@@ -109,30 +129,16 @@ impl Recorder for TrajectoryRecorder {
     }
 }
 
-/// A run of the sweep: its trajectory, and why it stopped early if it did.
-struct SweepRun {
-    trajectory: TrajectoryRecorder,
-    failure: Option<String>,
-}
-
-fn run_one(runner: &Runner, scenario: &Scenario, spec: &SolverSpec) -> Result<SweepRun, String> {
-    let mut trajectory = TrajectoryRecorder::default();
-    let failure = runner(scenario, spec, &mut trajectory)?;
-    Ok(SweepRun {
-        trajectory,
-        failure,
-    })
-}
-
-fn run_checked(
+/// The reference run's trajectory, or why there is none.
+fn reference_run(
     runner: &Runner,
     scenario: &Scenario,
-    spec: &SolverSpec,
-) -> Result<SweepRun, String> {
-    let run = run_one(runner, scenario, spec)?;
-    match &run.failure {
-        Some(reason) => Err(reason.clone()),
-        None => Ok(run),
+    solver: &dyn SolverFactory,
+) -> Result<TrajectoryRecorder, String> {
+    let mut trajectory = TrajectoryRecorder::default();
+    match runner(scenario, solver, &mut trajectory)? {
+        Some(reason) => Err(reason),
+        None => Ok(trajectory),
     }
 }
 
@@ -175,10 +181,13 @@ pub fn check_limits(
     Ok(())
 }
 
-/// Runs the sweep (in parallel over solvers × values).
-pub fn sweep(
+/// Runs the sweep (in parallel over solvers × values). `solvers` are built-in specs,
+/// a user's [`super::factory::UserSolver`]s, or `Arc<dyn SolverFactory>` of either.
+/// Only each solver's reference trajectory is kept (32 bytes per reference step); every
+/// other run is reduced to its consistency error as it goes.
+pub fn sweep<F: SolverFactory>(
     scenario: &Scenario,
-    specs: &[SolverSpec],
+    solvers: &[F],
     kind: SweepKind,
     values: &[f64],
     runner: &Runner,
@@ -187,20 +196,20 @@ pub fn sweep(
         SweepKind::TimeStep => REFERENCE_DT,
         SweepKind::Tolerance => REFERENCE_EPS_ABS,
     };
-    let rows = specs
+    let rows = solvers
         .par_iter()
-        .map(|spec| {
-            let (ref_scenario, ref_spec) = configure(scenario, spec, kind, reference_value);
-            let reference = run_checked(runner, &ref_scenario, &ref_spec);
+        .map(|solver| {
+            let (ref_scenario, ref_solver) = configure(scenario, solver, kind, reference_value);
+            let reference = reference_run(runner, &ref_scenario, ref_solver.as_ref());
             let cells = values
                 .par_iter()
                 .map(|&value| {
-                    let (s, p) = configure(scenario, spec, kind, value);
-                    cell(value, run_one(runner, &s, &p), &reference)
+                    let (s, f) = configure(scenario, solver, kind, value);
+                    cell(value, runner, &s, f.as_ref(), &reference)
                 })
                 .collect();
             SweepRow {
-                solver: spec_text(spec),
+                solver: solver.label(),
                 cells,
             }
         })
@@ -213,10 +222,13 @@ pub fn sweep(
     }
 }
 
+/// Runs one cell's run against the reference and reduces it to its consistency error.
 fn cell(
     value: f64,
-    run: Result<SweepRun, String>,
-    reference: &Result<SweepRun, String>,
+    runner: &Runner,
+    scenario: &Scenario,
+    solver: &dyn SolverFactory,
+    reference: &Result<TrajectoryRecorder, String>,
 ) -> SweepCell {
     let failed = |failure: String, unconverged_steps| SweepCell {
         value,
@@ -225,34 +237,29 @@ fn cell(
         failure: Some(failure),
     };
     let reference = match reference {
-        Ok(r) => &r.trajectory,
+        Ok(r) => r,
         Err(e) => return failed(format!("reference run failed: {e}"), 0),
     };
-    let run = match run {
-        Ok(r) => r,
-        Err(e) => return failed(e, 0),
+    let sum = match ConsistencySum::new(Trajectory {
+        times: &reference.times,
+        positions: &reference.positions,
+    }) {
+        Ok(sum) => sum,
+        Err(e) => return failed(format!("reference run: {e}"), 0),
     };
-    let unconverged = run.trajectory.unconverged;
-    if let Some(reason) = &run.failure {
-        return failed(reason.clone(), unconverged);
-    }
-    match consistency_error(
-        Trajectory {
-            times: &run.trajectory.times,
-            positions: &run.trajectory.positions,
-        },
-        Trajectory {
-            times: &reference.times,
-            positions: &reference.positions,
-        },
-    ) {
-        Ok(e) => SweepCell {
+    let mut run = ConsistencyRecorder {
+        sum,
+        unconverged: 0,
+    };
+    match runner(scenario, solver, &mut run) {
+        Err(e) => failed(e, 0),
+        Ok(Some(reason)) => failed(reason, run.unconverged),
+        Ok(None) => SweepCell {
             value,
-            consistency_error: Some(e),
-            unconverged_steps: unconverged,
+            consistency_error: Some(run.sum.value()),
+            unconverged_steps: run.unconverged,
             failure: None,
         },
-        Err(e) => failed(e.to_string(), unconverged),
     }
 }
 

@@ -15,10 +15,12 @@ use std::collections::HashSet;
 use nalgebra::{DVector, Isometry3, Quaternion, Translation3, UnitQuaternion, Vector3, Vector6};
 
 use super::controllers::offset_target;
-use super::scenario::{Actuation, ExternalForce, Pose, Scenario, ScenarioError, ShapeSpec};
+use super::scenario::{
+    Actuation, ExternalForce, Pose, RobotRoot, RobotSource, Scenario, ScenarioError, ShapeSpec,
+};
 use crate::collision::{shape_from_geometry, PairFilter, Shape};
 use crate::dynamics::{self, Data, DynamicsError, MassLtdl};
-use crate::model::{robots, FreeBodiesBuilder, GeometryShape, JointKind, Model};
+use crate::model::{robots, FreeBodiesBuilder, GeometryShape, JointKind, Model, RootJoint};
 
 /// What a collision object is, for the pair rules of the module docs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -118,10 +120,22 @@ impl World {
     /// Builds the world of a scenario; unknown robots, frames, joints or bodies are errors
     /// that name the scenario's field and its line.
     pub fn build(scenario: &Scenario) -> Result<World, ScenarioError> {
-        let robot = match &scenario.world.robot {
-            Some(name) => Some(
-                robots::load_robot(name)
+        let robot = match scenario.robot_source() {
+            Some(RobotSource::Manifest(name)) => Some(
+                robots::load_robot(&name)
                     .map_err(|e| scenario.invalid("world.robot", e.to_string()))?,
+            ),
+            Some(RobotSource::Urdf(urdf)) => Some(
+                robots::load_urdf_robot(
+                    &urdf.urdf,
+                    match urdf.root {
+                        RobotRoot::Fixed => RootJoint::Fixed,
+                        RobotRoot::FreeFlyer => RootJoint::FreeFlyer,
+                    },
+                    &urdf.package_dirs,
+                    urdf.srdf.as_deref(),
+                )
+                .map_err(|e| scenario.invalid("world.robot", e.to_string()))?,
             ),
             None => None,
         };

@@ -1,0 +1,140 @@
+//! A user's own solver, defined outside the library (`examples/support/jacobi_ncp.rs`),
+//! runs through every runner by the public API alone: a scenario on the Solo-12, a
+//! time-step and a tolerance sweep, a batch beside a built-in solver, and the report.
+
+#[path = "../examples/support/jacobi_ncp.rs"]
+mod jacobi_ncp;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use contactbench::report::make_report;
+use contactbench::simulation::batch::{jobs_with, run_batch, Runner};
+use contactbench::simulation::output::{Replace, ResultsManifest};
+use contactbench::simulation::recorder::{read_json, RunSummary};
+use contactbench::simulation::runner::simulate_into;
+use contactbench::simulation::sweep::{sweep, SweepKind};
+use contactbench::simulation::{simulate, Scenario, SolverFactory, UserSolver};
+use contactbench::solvers::{SolverId, SolverSettings, SolverSpec};
+use jacobi_ncp::JacobiNcp;
+
+fn jacobi() -> UserSolver {
+    let settings = SolverSettings {
+        max_iter: 500,
+        ..SolverSettings::default()
+    };
+    UserSolver::new("jacobi-ncp", settings, |settings| {
+        Ok(Box::new(JacobiNcp {
+            settings,
+            damping: 0.3,
+        }))
+    })
+}
+
+fn scenario(file: &str, duration: f64) -> Scenario {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("scenarios")
+        .join(file);
+    Scenario::load(&path, &[format!("simulation.duration={duration}")])
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn runner() -> &'static Runner {
+    &|scenario, solver, recorder| {
+        simulate_into(scenario, solver, recorder).map_err(|e| e.to_string())
+    }
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("contactbench-user-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+#[test]
+fn user_solver_runs_solo_standing() {
+    let solo = scenario("solo_standing.yaml", 0.2);
+    let record = simulate(&solo, &jacobi()).unwrap_or_else(|e| panic!("{e}"));
+    let summary = record.summary();
+    assert_eq!(summary.solver, "jacobi-ncp:max_iter=500");
+    assert!(summary.reached_end(), "{:?}", summary.failure);
+    assert_eq!(summary.steps, 200);
+    let z0 = record.steps[0].base_position[2];
+    let z1 = summary.final_base_position[2];
+    // The robot stands: its base settles by millimetres (measured 3.0e-3 m), not by
+    // its height.
+    assert!((z1 - z0).abs() < 5e-3, "base height {z0} -> {z1}");
+    assert!(summary.max_contacts >= 4, "{}", summary.max_contacts);
+}
+
+#[test]
+fn user_solver_in_time_step_and_tolerance_sweeps() {
+    let solo = scenario("solo_standing.yaml", 0.05);
+    let table = sweep(&solo, &[jacobi()], SweepKind::TimeStep, &[1e-3], runner());
+    assert_eq!(table.rows[0].solver, "jacobi-ncp:max_iter=500");
+    let cell = &table.rows[0].cells[0];
+    let error = cell.consistency_error.unwrap_or_else(|| panic!("{cell:?}"));
+    // Measured 1.9e-6 m·s.
+    assert!(error > 1.9e-7 && error < 1.9e-5, "{error}");
+
+    // The tolerance sweep rebuilds the user's solver at every `eps_abs`.
+    let cube = scenario("cube_slide.yaml", 0.2);
+    let solvers: Vec<Arc<dyn SolverFactory>> = vec![jacobi().into_arc()];
+    let table = sweep(
+        &cube,
+        &solvers,
+        SweepKind::Tolerance,
+        &[1e-2, 1e-9],
+        runner(),
+    );
+    let errors: Vec<f64> = table.rows[0]
+        .cells
+        .iter()
+        .map(|c| c.consistency_error.unwrap_or_else(|| panic!("{c:?}")))
+        .collect();
+    // At the reference's own eps_abs the run is the reference, bit for bit; at 1e-2 it
+    // differs (measured 1.4e-7 m·s).
+    assert_eq!(errors[1], 0.0, "{errors:?}");
+    assert!(errors[0] > 1.4e-8 && errors[0] < 1.4e-6, "{errors:?}");
+}
+
+#[test]
+fn user_solver_in_a_batch_and_its_report() {
+    let solvers: Vec<Arc<dyn SolverFactory>> = vec![
+        jacobi().into_arc(),
+        Arc::new(SolverSpec::new(SolverId::NcpAdmm)),
+    ];
+    let scenarios = vec![
+        scenario("solo_standing.yaml", 0.05),
+        scenario("cube_slide.yaml", 0.05),
+    ];
+    let jobs = jobs_with(scenarios, &solvers);
+    assert_eq!(jobs.len(), 4);
+    let out = temp_dir("batch");
+    let manifest =
+        run_batch(&jobs, &out, runner(), false, Replace::Never).unwrap_or_else(|e| panic!("{e}"));
+    let on_disk: ResultsManifest = read_json(&out.join(contactbench::simulation::output::MANIFEST))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(on_disk.runs.len(), 4);
+    for entry in &manifest.runs {
+        assert!(entry.summary.reached_end(), "{:?}", entry.summary.failure);
+        let summary: RunSummary = read_json(&out.join(&entry.path).join("summary.json"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(summary, entry.summary);
+    }
+    let paths: Vec<&str> = manifest.runs.iter().map(|r| r.path.as_str()).collect();
+    assert_eq!(
+        paths,
+        [
+            "solo_standing/jacobi-ncp",
+            "solo_standing/ncp-admm",
+            "cube_slide/jacobi-ncp",
+            "cube_slide/ncp-admm"
+        ]
+    );
+    let report = make_report(&out).unwrap_or_else(|e| panic!("{e}"));
+    let text = std::fs::read_to_string(&report).unwrap_or_else(|e| panic!("{e}"));
+    assert!(text.contains("jacobi-ncp:max_iter=500"), "{text}");
+    let _ = std::fs::remove_dir_all(&out);
+}
