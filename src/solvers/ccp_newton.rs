@@ -1,7 +1,7 @@
 //! ccp-newton: MuJoCo's primal Newton method on the soft CCP, with compliance
 //! `R_soft = α diag(G)`.
 //!
-//! ## Formulation (a decision; see the README)
+//! ## Formulation (a decision; see docs/solvers.md, "Formulation decisions")
 //!
 //! The soft CCP is `min_{λ ∈ ×K_μ} ½ λᵀ(A + R_soft)λ + gᵀλ`, `A = G + R` (the problem's
 //! own compliance, if any). MuJoCo solves its primal, in velocities: with any factor
@@ -22,7 +22,7 @@
 //!
 //! As in MuJoCo's elliptic cones and ContactBench, both tangents of a contact share one
 //! compliance, `r_T = α (A_t1t1 + A_t2t2) / 2`, and `r_N = α A_nn` (each floored at
-//! `1e-9 max diag A`); the default `α = 1e-3` is measured in the README. The solver stops
+//! `1e-9 max diag A`); the default `α = 1e-3` is measured in docs/solvers.md. The solver stops
 //! on the CCP criterion named by `stop` of the soft problem (the velocity includes
 //! `R_soft λ`); a relative step of its own iterate `w`, `‖Δw‖ / ‖w‖`, at most `eps_step`
 //! first is a stall (the step of `λ` is not a progress measure here: a warm start above

@@ -1,7 +1,7 @@
 //! lcp-qp: the LCP of the pyramid model solved through exact convex QPs on the pyramid
 //! (clarabel, interior point); the reference LCP solution.
 //!
-//! ## Formulation (a decision; see the README)
+//! ## Formulation (a decision; see docs/solvers.md, "Formulation decisions")
 //!
 //! The LCP of the 4-facet pyramid (paper §III, Tab. II) is not a convex QP: the friction
 //! coupling between `λ_N` and the facet multipliers makes its matrix non-symmetric.
