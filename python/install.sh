@@ -50,5 +50,5 @@ VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" \
 echo "contactbench installed in $venv (profile $profile)"
 
 if [ "$run_tests" = 1 ]; then
-  "$venv/bin/python" -m pytest -q "$here/tests"
+  (cd "$here" && "$venv/bin/python" -m pytest -q)
 fi

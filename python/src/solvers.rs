@@ -204,7 +204,11 @@ fn takes_two_arguments(function: &Bound<'_, PyAny>) -> PyResult<bool> {
     ];
     let variadic = parameter.getattr("VAR_POSITIONAL")?;
     let mut count = 0;
-    for p in signature.getattr("parameters")?.call_method0("values")?.try_iter()? {
+    for p in signature
+        .getattr("parameters")?
+        .call_method0("values")?
+        .try_iter()?
+    {
         let kind = p?.getattr("kind")?;
         if kind.eq(&variadic)? {
             return Ok(true);

@@ -21,7 +21,7 @@ def solo():
 
 def test_solo12_basics(solo):
     assert (solo.name, solo.nq, solo.nv, solo.free_flyer) == ("solo12", 19, 18, True)
-    assert abs(solo.total_mass - GOLD["total_mass"]) <= 1e-12
+    assert abs(solo.total_mass - GOLD["total_mass"]) <= 1e-14
     assert solo.joint_names == GOLD["joint_names"]
     assert {"FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"} <= set(solo.frame_names)
     assert "standing" in solo.reference_configurations
@@ -32,20 +32,26 @@ def test_solo12_basics(solo):
     assert np.array_equal(neutral[3:7], [0.0, 0.0, 0.0, 1.0])
 
 
+def gap(a, b) -> float:
+    return float(np.abs(np.asarray(a) - np.asarray(b)).max())
+
+
 @pytest.mark.parametrize("case", range(len(GOLD["cases"])))
 def test_solo12_agrees_with_pinocchio(solo, case):
+    """Largest gaps measured over the three cases: M 8.9e-16, kinetic energy 2.2e-16,
+    potential 0, frame positions 1.1e-16, rotations 8.9e-16, Jacobians 2.2e-16."""
     c = GOLD["cases"][case]
     q, v = np.array(c["q"]), np.array(c["v"])
-    assert np.allclose(solo.mass_matrix(q), c["mass_matrix"], rtol=0.0, atol=1e-12)
-    assert abs(solo.kinetic_energy(q, v) - c["kinetic_energy"]) <= 1e-12
-    assert abs(solo.potential_energy(q) - c["potential_energy"]) <= 1e-12
+    assert gap(solo.mass_matrix(q), c["mass_matrix"]) <= 5e-15
+    assert gap(solo.kinetic_energy(q, v), c["kinetic_energy"]) <= 2e-15
+    assert gap(solo.potential_energy(q), c["potential_energy"]) <= 1e-15
     for frame, gold in c["frames"].items():
         position, rotation = solo.frame_placement(frame, q)
-        assert np.allclose(position, gold["position"], rtol=0.0, atol=1e-12)
-        assert np.allclose(rotation, gold["rotation"], rtol=0.0, atol=1e-12)
+        assert gap(position, gold["position"]) <= 1e-15
+        assert gap(rotation, gold["rotation"]) <= 5e-15
         jacobian = solo.frame_jacobian(frame, q)
         assert jacobian.shape == (3, 18)
-        assert np.allclose(jacobian, gold["jacobian_linear_world_aligned"], rtol=0.0, atol=1e-12)
+        assert gap(jacobian, gold["jacobian_linear_world_aligned"]) <= 2e-15
 
 
 def test_a_urdf_file_loads_with_its_root_joint():

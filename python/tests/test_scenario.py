@@ -57,14 +57,23 @@ def assert_same_columns(ours: dict, theirs: dict, skip: set) -> None:
             assert np.array_equal(a, b, equal_nan=True), name
 
 
+@pytest.fixture(scope="module")
+def ncp_admm_run() -> cb.Run:
+    (run,) = cb.run_scenario(CUBE_SLIDE, solvers=["ncp-admm"])
+    return run
+
+
 @pytest.mark.parametrize("solver", ["ncp-admm", "ccp-pgs:eps_rel=1e-8"])
-def test_the_same_records_as_the_command_line(cli, tmp_path: Path, solver: str):
+def test_the_same_records_as_the_command_line(cli, tmp_path: Path, solver: str, ncp_admm_run):
     out = tmp_path / "results"
     done = run_cli(cli, "run", str(CUBE_SLIDE), "--solver", solver, "--out", str(out), "--json")
     manifest = json.loads(done.stdout)
     (entry,) = manifest["runs"]
     cli_dir = out / entry["path"]
-    (run,) = cb.run_scenario(CUBE_SLIDE, solvers=[solver])
+    if solver == "ncp-admm":
+        run = ncp_admm_run
+    else:
+        (run,) = cb.run_scenario(CUBE_SLIDE, solvers=[solver])
     assert run.solver == entry["summary"]["solver"]
     assert_same_columns(run.steps, read_csv_columns(cli_dir / "steps.csv"), TIMING_COLUMNS)
     assert_same_columns(run.contacts, read_csv_columns(cli_dir / "contacts.csv"), set())
@@ -73,20 +82,22 @@ def test_the_same_records_as_the_command_line(cli, tmp_path: Path, solver: str):
     assert ours == {k: v for k, v in theirs.items() if k not in TIMING_SUMMARY}
 
 
-def test_the_cube_slides_and_stops_where_coulomb_says():
+def test_the_cube_slides_and_stops_where_coulomb_says(ncp_admm_run):
     """v0 = 1 m/s, μ = 0.4: the cube stops after v0² / (2 μ g) = 0.12742 m, at
-    t = v0 / (μ g) = 0.255 s; NCP follows the analytical energy."""
-    (run,) = cb.run_scenario(CUBE_SLIDE, solvers=["ncp-admm"])
+    t = v0 / (μ g) = 0.255 s; NCP follows the analytical energy. Measured: stopped
+    5.0e-4 m short (time discretization, dt = 1 ms), |y| 1.1e-16 m, largest energy gap
+    2.1e-7 J."""
+    run = ncp_admm_run
     assert run.outcome == "completed" and run.failure is None
     steps = run.steps
     assert len(steps["step"]) == 501 and steps["step"][-1] == 500
     assert run.q.shape == (501, 7) and run.v.shape == (501, 6)
     assert np.array_equal(run.q[:, 0], steps["base_x_m"])
     stop = 1.0 / (2 * 0.4 * 9.81)
-    assert abs(steps["base_x_m"][-1] - stop) <= 2e-3, steps["base_x_m"][-1]
-    assert abs(steps["base_y_m"][-1]) <= 1e-9
+    assert abs(steps["base_x_m"][-1] - stop) <= 1e-3, steps["base_x_m"][-1]
+    assert abs(steps["base_y_m"][-1]) <= 1e-15
     gap = np.nanmax(np.abs(steps["mechanical_energy_J"] - steps["analytical_energy_J"]))
-    assert gap <= 5e-3, gap
+    assert gap <= 1e-6, gap
     assert np.all(steps["converged"] == 1)
     assert set(steps["solver_status"][1:]) == {"converged"}
 
@@ -139,7 +150,7 @@ def test_a_missing_scenario_file():
 
 def test_a_python_solver_drives_the_simulation():
     """The cube slide with a user's NCP solver in Python (projected Jacobi, as in
-    test_solvers.py): the same stopping distance as ncp-admm's."""
+    test_solvers.py): the trajectory of ncp-admm's (largest gap measured 2.0e-8)."""
     from test_solvers import jacobi_ncp
 
     user = cb.PythonSolver(jacobi_ncp, name="jacobi (python)", eps_rel=1e-6)
@@ -148,7 +159,7 @@ def test_a_python_solver_drives_the_simulation():
     assert mine.solver == "jacobi (python)" and mine.failure is None
     assert mine.outcome == "completed", mine.summary["solver_statuses"]
     gap = np.abs(mine.q - admm.q).max()
-    assert gap <= 1e-5, gap
+    assert gap <= 1e-7, gap
 
 
 def test_a_failing_python_solver_fails_its_run_with_the_reason():
