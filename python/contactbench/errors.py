@@ -1,0 +1,75 @@
+"""The exceptions of contactbench: one class per error enum of the Rust crate, all under
+:class:`ContactbenchError`. The message is the Rust error's text, word for word; ``kind``
+is the variant (``"non_finite"``, ``"size"``, ...), and ``path``, ``line`` and ``field``
+say where, when the variant names them (else ``None``)."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+
+class ContactbenchError(Exception):
+    """Base class of every error contactbench raises."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        kind: Optional[str] = None,
+        path: Optional[str] = None,
+        line: Optional[int] = None,
+        field: Optional[str] = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.kind = kind
+        self.path = path
+        self.line = line
+        self.field = field
+
+
+class ProblemError(ContactbenchError, ValueError):
+    """A contact problem (or a force vector) refused: size, finiteness, magnitude,
+    symmetry, definiteness, sign (Rust ``problem::ProblemError``); ``field`` names it."""
+
+
+class ProblemFileError(ContactbenchError):
+    """A problem file that cannot be read or written (Rust ``problem::io::ProblemFileError``);
+    ``path`` is the file, ``field`` the dataset or field when known."""
+
+
+class SolverError(ContactbenchError, ValueError):
+    """An unknown solver, a bad setting or parameter, a warm start that does not fit
+    (Rust ``solvers::SolverError``)."""
+
+
+class ModelError(ContactbenchError):
+    """A robot or URDF that cannot be loaded, an unknown frame, joint or configuration
+    (Rust ``model::ModelError``)."""
+
+
+class DynamicsError(ContactbenchError, ValueError):
+    """A configuration or velocity of the wrong size or not finite (Rust
+    ``dynamics::DynamicsError``)."""
+
+
+class ScenarioError(ContactbenchError, ValueError):
+    """A scenario file refused, with its file, line and field (Rust
+    ``simulation::ScenarioError``)."""
+
+
+class RecordError(ContactbenchError):
+    """A run's record that cannot be written or read (Rust
+    ``simulation::recorder::RecordError``)."""
+
+
+__all__ = [
+    "ContactbenchError",
+    "ProblemError",
+    "ProblemFileError",
+    "SolverError",
+    "ModelError",
+    "DynamicsError",
+    "ScenarioError",
+    "RecordError",
+]

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Builds the Python package `contactbench` (PyO3 + maturin) into a virtual environment
+# and, with --test, runs its pytest suite.
+#
+#   python/install.sh                 # venv python/.venv, release build, installed
+#   python/install.sh --test          # the same, then pytest
+#   VENV=/path/venv python/install.sh # another venv (created if missing)
+#
+# Environment: PYTHON (interpreter for the venv, default python3), VENV, PROFILE
+# (cargo profile, default release; .ci/run uses `test` to reuse the build of
+# `cargo test` in the same target directory), CARGO_TARGET_DIR (default: python/target),
+# JOBS (cargo -j, default 1: the machines this runs on are shared).
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+venv="${VENV:-$here/.venv}"
+python="${PYTHON:-python3}"
+profile="${PROFILE:-release}"
+jobs="${JOBS:-1}"
+run_tests=0
+for arg in "$@"; do
+  case "$arg" in
+    --test) run_tests=1 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    *) echo "install.sh: unknown argument '$arg' (see --help)" >&2; exit 2 ;;
+  esac
+done
+
+command -v cargo >/dev/null || { echo "install.sh: cargo not found: install Rust (https://rustup.rs)" >&2; exit 2; }
+command -v "$python" >/dev/null || { echo "install.sh: $python not found: set PYTHON to a Python >= 3.9" >&2; exit 2; }
+
+if [ ! -x "$venv/bin/python" ]; then
+  "$python" -m venv "$venv" || {
+    echo "install.sh: could not create the venv $venv ($python -m venv; on Debian: apt install python3-venv)" >&2
+    exit 2
+  }
+fi
+# maturin builds, numpy is the package's one dependency, pytest runs the tests.
+if ! "$venv/bin/python" -c "import maturin, numpy, pytest" 2>/dev/null; then
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "maturin>=1.5,<2" numpy pytest || {
+    echo "install.sh: pip could not install maturin, numpy and pytest into $venv:" >&2
+    echo "  no network access to PyPI? Install them by hand (or point VENV to an env that has them)." >&2
+    exit 2
+  }
+fi
+
+cd "$here"
+VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" \
+  "$venv/bin/maturin" develop --quiet --profile "$profile" --jobs "$jobs" \
+  ${CARGO_TARGET_DIR:+--target-dir "$CARGO_TARGET_DIR"}
+echo "contactbench installed in $venv (profile $profile)"
+
+if [ "$run_tests" = 1 ]; then
+  (cd "$here" && "$venv/bin/python" -m pytest -q)
+fi
