@@ -157,7 +157,13 @@ fn step_row(s: &StepRecord, analytical: Option<f64>) -> Vec<Cell> {
     row.extend(s.q.iter().map(|x| Cell::Float(*x)));
     row.extend(s.v.iter().map(|x| Cell::Float(*x)));
     row.push(Cell::Int(s.contacts.len() as i64));
-    for value in s.metrics.column_options() {
+    let values = s
+        .metrics
+        .as_ref()
+        .map_or([None; ProblemMetrics::COLUMNS.len()], |m| {
+            m.column_options()
+        });
+    for value in values {
         row.push(Cell::Float(match value {
             Some(v) if solved => v,
             _ => f64::NAN,
@@ -449,18 +455,19 @@ fn plan(py: Python<'_>, scenario: &Scenario, item: &Bound<'_, PyAny>) -> PyResul
 fn run_plan(py: Python<'_>, scenario: &Scenario, plan: Plan) -> PyResult<PyRun> {
     let mut recorder = ColumnRecorder::new();
     let result = py.detach(|| match plan {
-        Plan::Builtin(job) => simulate_into(&job.scenario, &job.spec, &mut recorder),
+        Plan::Builtin(job) => simulate_into(&job.scenario, job.factory.as_ref(), &mut recorder),
         Plan::Python(solver) => {
             let label = solver.label();
             World::build(scenario)
                 .map_err(Into::into)
                 .and_then(|world| {
-                    let sim = Simulator::new(
+                    let mut sim = Simulator::new(
                         world,
                         Box::new(solver),
                         scenario.step_parameters(),
                         scenario.external_forces.clone(),
                     );
+                    sim.set_metrics(scenario.simulation.step_metrics);
                     drive(scenario, sim, &label, &mut recorder)
                 })
         }

@@ -8,7 +8,7 @@ use contactbench::metrics::{compute_model_metrics, ProblemMetrics};
 use contactbench::problem::{ContactProblem, ProblemError};
 use contactbench::simulation::recorder::status_tag;
 use contactbench::solvers::compare::{compare, comparison_table, Candidate, SolvedRun, SolverRun};
-use contactbench::solvers::support::{iterate_status, model_criteria, passes};
+use contactbench::solvers::support::{iterate_status, model_criteria, passes, replace_settings};
 use contactbench::solvers::{
     check_unused_tolerance, solve_checked, ContactModel, ContactSolver, SolveReport, SolveStatus,
     SolverError, SolverId, SolverSettings, SolverSpec,
@@ -319,8 +319,8 @@ impl ContactSolver for CallableSolver {
         &self.settings
     }
 
-    fn settings_mut(&mut self) -> &mut SolverSettings {
-        &mut self.settings
+    fn set_settings(&mut self, settings: SolverSettings) -> Result<(), SolverError> {
+        replace_settings(&mut self.settings, settings)
     }
 
     fn solve(
