@@ -211,6 +211,33 @@ fn problem_json() {
 }
 
 #[test]
+fn problem_fclib() {
+    // The small FCLIB files (local in three sparse layouts, global, unsupported variants);
+    // the 0.5 MB Spheres file would only slow each case down.
+    let mut seeds = files("tests/data/fclib", "hdf5");
+    seeds.retain(|s| s.len() < 100_000);
+    assert!(seeds.len() >= 6);
+    let dir = temp("fclib");
+    fuzz("problem_fclib", &seeds, &|bytes| {
+        let path = dir.join("case.hdf5");
+        std::fs::write(&path, bytes).expect("write");
+        read_problem(&path).is_ok()
+    });
+}
+
+#[test]
+fn problem_npz() {
+    let seeds = files("tests/data/fclib", "npz");
+    assert!(!seeds.is_empty());
+    let dir = temp("npz");
+    fuzz("problem_npz", &seeds, &|bytes| {
+        let path = dir.join("case.npz");
+        std::fs::write(&path, bytes).expect("write");
+        read_problem(&path).is_ok()
+    });
+}
+
+#[test]
 fn urdf() {
     let seeds = files("tests/data", "urdf");
     assert!(seeds.len() >= 2);

@@ -193,6 +193,21 @@ fn truncated_hdf5_is_an_error_naming_the_file() {
     }
 }
 
+/// Found by `tests/fuzz_inputs.rs` (25,000 cases): a superblock whose base and end
+/// addresses overflow a u64 made the truncation check panic.
+#[test]
+fn overflowing_superblock_addresses_are_an_error() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/regressions/fclib_superblock_overflow.hdf5");
+    match read_problem(&path) {
+        Err(ProblemFileError::Hdf5 { path: p, message, .. }) => {
+            assert_eq!(p, path);
+            assert!(message.contains("overflow"), "{message}");
+        }
+        other => panic!("expected an HDF5 error, got {other:?}"),
+    }
+}
+
 /// Seeded byte corruption of the file's first 4 KiB (superblock, object headers, B-trees,
 /// heaps): every read ends in a value or a typed error, never a panic.
 #[test]

@@ -90,13 +90,26 @@ pub fn read_fclib(path: &Path) -> Result<FclibProblem, ProblemFileError> {
     // As libhdf5: a file shorter than the end address its superblock records is truncated,
     // even when the missing bytes are ones this reader would not have used.
     let superblock = file.file.superblock();
-    let expected = superblock.base_address.get() + superblock.eof_address;
-    if length < expected {
-        return Err(ProblemFileError::Hdf5 {
-            path: path.to_path_buf(),
-            dataset: "/".into(),
-            message: format!("truncated file: {length} bytes, the superblock says {expected}"),
-        });
+    let expected = superblock
+        .base_address
+        .get()
+        .checked_add(superblock.eof_address);
+    match expected {
+        Some(expected) if length >= expected => {}
+        Some(expected) => {
+            return Err(ProblemFileError::Hdf5 {
+                path: path.to_path_buf(),
+                dataset: "/".into(),
+                message: format!("truncated file: {length} bytes, the superblock says {expected}"),
+            });
+        }
+        None => {
+            return Err(ProblemFileError::Hdf5 {
+                path: path.to_path_buf(),
+                dataset: "/".into(),
+                message: "corrupt superblock: its base and end addresses overflow".into(),
+            });
+        }
     }
     let groups = file.root_groups()?;
     if let Some(rolling) = groups
