@@ -107,27 +107,6 @@ pub fn project_dual_pyramid(mu: f64, x: &Vector3<f64>) -> Vector3<f64> {
     project_polyhedral_cone(&edges, x)
 }
 
-/// Euclidean projection onto the relaxed cone `{‖x_T‖ ≤ μ x_N + δ}` (`δ ≥ 0`): `K_μ`
-/// shifted by `δ/μ` against the normal; the cylinder `‖x_T‖ ≤ δ` when `μ = 0`.
-pub fn project_relaxed_ice_cream(mu: f64, delta: f64, x: &Vector3<f64>) -> Vector3<f64> {
-    if mu == 0.0 {
-        let t = project_disk(delta, &x.xy());
-        return Vector3::new(t.x, t.y, x.z);
-    }
-    let shift = Vector3::new(0.0, 0.0, delta / mu);
-    project_ice_cream(mu, &(x + shift)) - shift
-}
-
-/// Euclidean projection onto the relaxed pyramid `{‖x_T‖_∞ ≤ μ x_N + δ}` (`δ ≥ 0`): the
-/// pyramid shifted by `δ/μ` against the normal; the prism `‖x_T‖_∞ ≤ δ` when `μ = 0`.
-pub fn project_relaxed_pyramid(mu: f64, delta: f64, x: &Vector3<f64>) -> Vector3<f64> {
-    if mu == 0.0 {
-        return Vector3::new(x.x.clamp(-delta, delta), x.y.clamp(-delta, delta), x.z);
-    }
-    let shift = Vector3::new(0.0, 0.0, delta / mu);
-    project_pyramid(mu, &(x + shift)) - shift
-}
-
 /// Distance from `x` to the pyramid.
 pub fn distance_pyramid(mu: f64, x: &Vector3<f64>) -> f64 {
     (x - project_pyramid(mu, x)).norm()
@@ -201,35 +180,6 @@ mod tests {
         assert!((p.xy().norm() - mu * p.z).abs() < 1e-12);
         // The residual is orthogonal to the projection (Moreau).
         assert!((outside - p).dot(&p).abs() < 1e-12);
-    }
-
-    #[test]
-    fn relaxed_projections_are_shifted_cone_projections() {
-        // Feasible, fixed on feasible points, and (Moreau, about the apex a = (0, 0, −δ/μ))
-        // the residual is orthogonal to p − a; μ = 0 clamps the tangential part to δ.
-        let (mu, delta) = (0.4, 0.3);
-        let apex = Vector3::new(0.0, 0.0, -delta / mu);
-        for x in [
-            Vector3::new(2.0, -1.0, 0.5),
-            Vector3::new(0.1, 0.2, -0.7),
-            Vector3::new(-3.0, 0.5, -4.0),
-        ] {
-            let p = project_relaxed_ice_cream(mu, delta, &x);
-            assert!(p.xy().norm() <= mu * p.z + delta + 1e-12, "{p:?}");
-            assert!((x - p).dot(&(p - apex)).abs() < 1e-12, "{x:?} {p:?}");
-            assert_eq!(project_relaxed_ice_cream(mu, delta, &p), p);
-            let p = project_relaxed_pyramid(mu, delta, &x);
-            assert!(
-                p.x.abs().max(p.y.abs()) <= mu * p.z + delta + 1e-12,
-                "{p:?}"
-            );
-            assert!((x - p).dot(&(p - apex)).abs() < 1e-12, "{x:?} {p:?}");
-        }
-        let x = Vector3::new(3.0, -4.0, 1.0);
-        let p = project_relaxed_ice_cream(0.0, 0.5, &x);
-        assert!((p - Vector3::new(0.3, -0.4, 1.0)).norm() < 1e-15);
-        let p = project_relaxed_pyramid(0.0, 0.5, &x);
-        assert_eq!(p, Vector3::new(0.5, -0.5, 1.0));
     }
 
     #[test]
