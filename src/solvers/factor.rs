@@ -15,13 +15,41 @@ pub(crate) struct RegularizedCholesky {
 }
 
 impl RegularizedCholesky {
-    /// Sets the matrix `A` (`G + R`); the factor is dropped only if `A` differs from the
-    /// stored one.
-    pub(crate) fn set_matrix(&mut self, matrix: DMatrix<f64>) {
-        if matrix != self.matrix {
-            self.matrix = matrix;
+    /// Sets the matrix `A = G + diag(R)` (`compliance` is `R`, absent for 0); the factor
+    /// is dropped only if `A` differs from the stored one. Compares and copies in place:
+    /// no allocation unless the size changes. Returns true when `A` changed.
+    pub(crate) fn set_matrix(
+        &mut self,
+        delassus: &DMatrix<f64>,
+        compliance: Option<&DVector<f64>>,
+    ) -> bool {
+        let entry = |i: usize, j: usize| {
+            let r = match compliance {
+                Some(r) if i == j => r[i],
+                _ => 0.0,
+            };
+            delassus[(i, j)] + r
+        };
+        let n = delassus.nrows();
+        let same = self.matrix.shape() == delassus.shape()
+            && (0..n).all(|j| (0..n).all(|i| self.matrix[(i, j)] == entry(i, j)));
+        if !same {
+            if self.matrix.shape() != delassus.shape() {
+                self.matrix = DMatrix::zeros(n, n);
+            }
+            for j in 0..n {
+                for i in 0..n {
+                    self.matrix[(i, j)] = entry(i, j);
+                }
+            }
             self.factor = None;
         }
+        !same
+    }
+
+    /// The matrix `A` last set.
+    pub(crate) fn matrix(&self) -> &DMatrix<f64> {
+        &self.matrix
     }
 
     /// Makes the factor one of `A + σ I`; refactors only if `σ` changed or no factor is held.
@@ -30,7 +58,14 @@ impl RegularizedCholesky {
         if self.factor.is_some() && shift == self.shift {
             return Ok(());
         }
-        let mut shifted = self.matrix.clone();
+        // The old factor's storage is reused when its size fits (no allocation).
+        let mut shifted = match self.factor.take().map(Cholesky::unpack_dirty) {
+            Some(mut storage) if storage.shape() == self.matrix.shape() => {
+                storage.copy_from(&self.matrix);
+                storage
+            }
+            _ => self.matrix.clone(),
+        };
         for i in 0..shifted.nrows() {
             shifted[(i, i)] += shift;
         }
@@ -68,10 +103,10 @@ mod tests {
     fn refactors_only_when_shift_or_matrix_changes() {
         let a = DMatrix::from_row_slice(2, 2, &[2.0, 1.0, 1.0, 2.0]);
         let mut chol = RegularizedCholesky::default();
-        chol.set_matrix(a.clone());
+        assert!(chol.set_matrix(&a, None));
         assert!(chol.set_shift(1.0).is_ok());
         assert!(chol.set_shift(1.0).is_ok());
-        chol.set_matrix(a.clone());
+        assert!(!chol.set_matrix(&a, None));
         assert_eq!(chol.factorizations(), 1);
         assert!(chol.set_shift(2.0).is_ok());
         assert_eq!(chol.factorizations(), 2);
@@ -84,7 +119,7 @@ mod tests {
     #[test]
     fn singular_matrix_without_shift_fails() {
         let mut chol = RegularizedCholesky::default();
-        chol.set_matrix(DMatrix::zeros(2, 2));
+        chol.set_matrix(&DMatrix::zeros(2, 2), None);
         assert!(chol.set_shift(0.0).is_err());
     }
 }
