@@ -23,6 +23,11 @@ Cold: no impulse guess (x0 = 0). Warm: the impulse guess is the answer of the sa
 (same settings) on the previous step's problem, given as `NAME=PROBLEM.json:PREVIOUS.json`,
 as in contactbench's solver bench (`benches/common/mod.rs`).
 
+Time per iteration: the median time divided by the iterations run, which is Pinocchio's
+reported count + 1 (its loop index at the break counts from 0; a solve that stops at
+once still runs the test once); `--solvers` limits the run to some solvers, `--no-warm`
+skips the warm rows.
+
 Time: median of `time.perf_counter()` around the `solve` call alone, over `--repeats` calls
 (the Python -> C++ binding overhead is included; the Delassus operator, result object and
 guess are set up outside the timer; one solver object, and so its workspace memory, serves
@@ -187,11 +192,13 @@ def measure(name, problem, previous, eps_abs, repeats):
             seconds, converged = runner.solve(x0)
             times.append(seconds)
         lam = runner.answer()
+        median = statistics.median(times)
         rows.append(
             dict(
                 solver=name,
                 start=mode,
-                median_time_s=statistics.median(times),
+                median_time_s=median,
+                time_per_iteration_s=median / (int(runner.result.iterations) + 1),
                 repeats=repeats,
                 iterations=int(runner.result.iterations),
                 converged=bool(converged),
@@ -223,23 +230,31 @@ def main():
     parser.add_argument("--eps-abs", type=float, default=1e-6)
     parser.add_argument("--repeats", type=int, default=200)
     parser.add_argument("--json", help="write every row (with lambda) to this file")
+    parser.add_argument(
+        "--solvers", nargs="+", choices=list(SOLVERS), default=list(SOLVERS), help="default: all"
+    )
+    parser.add_argument("--no-warm", action="store_true", help="cold rows only")
     args = parser.parse_args()
 
     print(f"pinocchio {pin.__version__}, eps_abs {args.eps_abs}, {args.repeats} repeats")
-    print("| problem | solver | start | median time | iterations | converged | NCP criterion | CCP residual |")
-    print("|---|---|---|---|---|---|---|---|")
+    print(
+        "| problem | solver | start | median time | iterations | time per iteration "
+        "| converged | NCP criterion | CCP residual |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
     out = []
     for spec in args.problems:
         name, problem_file, previous_file = parse_spec(spec)
         problem = load_problem(problem_file)
-        previous = load_problem(previous_file) if previous_file else None
-        for solver in SOLVERS:
+        previous = load_problem(previous_file) if previous_file and not args.no_warm else None
+        for solver in args.solvers:
             for row in measure(solver, problem, previous, args.eps_abs, args.repeats):
                 row["problem"] = name
                 out.append(row)
                 print(
                     f"| {name} | {solver} | {row['start']} | {format_time(row['median_time_s'])} "
-                    f"| {row['iterations']} | {'yes' if row['converged'] else 'no'} "
+                    f"| {row['iterations']} | {format_time(row['time_per_iteration_s'])} "
+                    f"| {'yes' if row['converged'] else 'no'} "
                     f"| {row['ncp_criterion']:.2e} | {row['ccp_residual']:.2e} |"
                 )
     if args.json:
