@@ -221,17 +221,22 @@ pub(crate) fn build_pgs(
     params: &Map<String, Value>,
 ) -> Result<Box<dyn ContactSolver>, SolverError> {
     let PgsParams {} = parse_params(id.as_str(), params)?;
+    Ok(pgs_solver(id, model, step, settings))
+}
+
+/// The projected Gauss-Seidel solver `id` of `model` with its relaxed step.
+pub(crate) fn pgs_solver(
+    id: SolverId,
+    model: ContactModel,
+    step: RelaxedStep,
+    settings: SolverSettings,
+) -> Box<dyn ContactSolver> {
     let rule = PgsRule {
         step,
         model,
         omega: settings.over_relaxation,
     };
-    Ok(Box::new(PerContactSolver::new(
-        id.as_str(),
-        model,
-        settings,
-        rule,
-    )))
+    Box::new(PerContactSolver::new(id.as_str(), model, settings, rule))
 }
 
 /// A built-in per-contact solver: a name, a model, settings and a [`ContactRule`].

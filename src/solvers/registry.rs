@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 use super::admm::AdmmParams;
 use super::ccp_ipm::CcpIpmParams;
 use super::ccp_newton::CcpNewtonParams;
+use super::ncp_pgs::NcpPgsParams;
 use super::per_contact::PgsParams;
 use super::raisim::RaisimParams;
 use super::stagproj::SubproblemParams;
@@ -148,6 +149,24 @@ const RAISIM_PARAMS: &[ParamDoc] = &[
     },
 ];
 
+const NCP_PGS_PARAMS: &[ParamDoc] = &[
+    ParamDoc {
+        name: "block",
+        unit: "diagonal|exact",
+        doc: "per-contact solve: Alg. 5's diagonal step, or the contact's NCP with the full 3×3 block",
+    },
+    ParamDoc {
+        name: "inner_max_iter",
+        unit: "iterations",
+        doc: "block=exact: cap on the inner fixed-point iterations per contact visit",
+    },
+    ParamDoc {
+        name: "inner_tol",
+        unit: "-",
+        doc: "block=exact: inner loop stops at relative step ‖Δλ_i‖/‖λ_i‖ ≤ inner_tol",
+    },
+];
+
 const NEWTON_PARAMS: &[ParamDoc] = &[ParamDoc {
     name: "alpha",
     unit: "-",
@@ -241,10 +260,10 @@ pub const REGISTRY: [SolverEntry; 12] = [
         id: SolverId::NcpPgs,
         name: "ncp-pgs",
         model: ContactModel::Ncp,
-        summary: "projected Gauss-Seidel with horizontal projection (Alg. 5)",
+        summary: "projected Gauss-Seidel with horizontal projection (Alg. 5) or exact block solve",
         build: ncp_pgs::build,
-        defaults: defaults_of::<PgsParams>,
-        params: &[],
+        defaults: defaults_of::<NcpPgsParams>,
+        params: NCP_PGS_PARAMS,
     },
     SolverEntry {
         id: SolverId::NcpStagproj,
