@@ -85,9 +85,10 @@ const COLORS: [RGBColor; 12] = [
     RGBColor(184, 134, 11),
 ];
 
-/// Dash pattern (dash, gap in pixels) of solver `i`; `None` is a solid line.
+/// Dash pattern (dash, gap in pixels) of solver `i`; `None` is a solid line. The pattern
+/// shifts each time the colours wrap, so that solver 12 never looks like solver 0.
 fn dash(i: usize) -> Option<(u32, u32)> {
-    [None, Some((12, 6)), Some((3, 4))][i % 3]
+    [None, Some((12, 6)), Some((3, 4))][(i + i / COLORS.len()) % 3]
 }
 
 /// Draws the profiles of `solvers` (ratios per solver) into `<stem>.png` and `<stem>.svg`.
@@ -196,6 +197,16 @@ fn ensure_font(path: &Path) -> Result<(), CorpusError> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn no_two_of_the_first_36_solvers_look_alike() {
+        let looks: Vec<_> = (0..36)
+            .map(|i| (super::COLORS[i % super::COLORS.len()], super::dash(i)))
+            .collect();
+        for (i, a) in looks.iter().enumerate() {
+            assert!(looks[..i].iter().all(|b| b != a), "solver {i}");
+        }
+    }
+
     use super::*;
 
     #[test]
