@@ -200,7 +200,9 @@ fn overflowing_superblock_addresses_are_an_error() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data/regressions/fclib_superblock_overflow.hdf5");
     match read_problem(&path) {
-        Err(ProblemFileError::Hdf5 { path: p, message, .. }) => {
+        Err(ProblemFileError::Hdf5 {
+            path: p, message, ..
+        }) => {
             assert_eq!(p, path);
             assert!(message.contains("overflow"), "{message}");
         }
