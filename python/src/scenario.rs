@@ -5,10 +5,10 @@
 
 use std::path::PathBuf;
 
-use contactbench::metrics::ProblemMetrics;
 use contactbench::simulation::batch::{self, Job};
 use contactbench::simulation::recorder::{
-    columns, status_tag, RecordError, Recorder, RunHeader, RunSummary, StepRecord, SummaryBuilder,
+    contact_cells, contact_column_names, step_cells, step_column_names, Cell, RecordError,
+    Recorder, RunHeader, RunSummary, StepRecord, SummaryBuilder,
 };
 use contactbench::simulation::runner::{check, drive, simulate_into};
 use contactbench::simulation::{Scenario, Simulator, World};
@@ -24,13 +24,6 @@ use crate::solvers::{CallableSolver, PyPythonSolver};
 /// Steps between two checks for Ctrl-C (KeyboardInterrupt) during a run.
 const SIGNAL_CHECK_STEPS: usize = 64;
 
-/// One cell of a record.
-enum Cell {
-    Float(f64),
-    Int(i64),
-    Text(String),
-}
-
 /// One column of a record: numbers (an empty CSV cell is NaN), integers or text.
 enum Column {
     Float(Vec<f64>),
@@ -41,7 +34,7 @@ enum Column {
 impl Column {
     fn of(cell: &Cell) -> Self {
         match cell {
-            Cell::Float(_) => Column::Float(Vec::new()),
+            Cell::Float(_) | Cell::Absent => Column::Float(Vec::new()),
             Cell::Int(_) => Column::Int(Vec::new()),
             Cell::Text(_) => Column::Text(Vec::new()),
         }
@@ -53,7 +46,7 @@ impl Column {
             (Column::Int(v), Cell::Int(x)) => v.push(x),
             (Column::Text(v), Cell::Text(x)) => v.push(x),
             (Column::Float(v), Cell::Int(x)) => v.push(x as f64),
-            (Column::Float(v), Cell::Text(_)) => v.push(f64::NAN),
+            (Column::Float(v), Cell::Text(_) | Cell::Absent) => v.push(f64::NAN),
             (Column::Int(_) | Column::Text(_), _) => {}
         }
     }
@@ -104,121 +97,6 @@ impl Table {
     }
 }
 
-/// The column names of `steps.csv` for a run (as the CLI's `RunWriter`).
-fn step_names(header: &RunHeader) -> Vec<String> {
-    let mut names: Vec<String> = vec![columns::STEP.into(), columns::TIME.into()];
-    names.extend(columns::BASE.iter().map(|s| s.to_string()));
-    names.extend(header.q_names.iter().map(|n| format!("q_{n}")));
-    names.extend(header.v_names.iter().map(|n| format!("v_{n}")));
-    names.push(columns::NUM_CONTACTS.into());
-    names.extend(ProblemMetrics::COLUMNS.iter().map(|s| s.to_string()));
-    names.extend(
-        [
-            columns::KINETIC_ENERGY,
-            columns::POTENTIAL_ENERGY,
-            columns::MECHANICAL_ENERGY,
-            columns::ANALYTICAL_ENERGY,
-            columns::ITERATIONS,
-        ]
-        .iter()
-        .chain(columns::STAGE_TIMES.iter())
-        .chain(&[
-            columns::STEP_TIME,
-            columns::CONVERGED,
-            columns::SOLVER_STATUS,
-            columns::COLLISION_FAILURES,
-            columns::STATUS,
-        ])
-        .map(|s| s.to_string()),
-    );
-    names
-}
-
-/// The column names of `contacts.csv`.
-fn contact_names() -> Vec<String> {
-    let mut names = vec![
-        columns::STEP,
-        columns::TIME,
-        columns::CONTACT,
-        columns::PAIR,
-    ];
-    names.extend(columns::POINT);
-    names.push(columns::SIGNED_DISTANCE);
-    names.extend(columns::LAMBDA);
-    names.extend(columns::VELOCITY);
-    names.into_iter().map(str::to_string).collect()
-}
-
-/// The row of `steps.csv` for a step (an empty cell is NaN).
-fn step_row(s: &StepRecord, analytical: Option<f64>) -> Vec<Cell> {
-    let solved = !s.contacts.is_empty();
-    let mut row = vec![Cell::Int(s.step as i64), Cell::Float(s.time)];
-    row.extend(s.base_position.iter().map(|x| Cell::Float(*x)));
-    row.extend(s.q.iter().map(|x| Cell::Float(*x)));
-    row.extend(s.v.iter().map(|x| Cell::Float(*x)));
-    row.push(Cell::Int(s.contacts.len() as i64));
-    let values = s
-        .metrics
-        .as_ref()
-        .map_or([None; ProblemMetrics::COLUMNS.len()], |m| {
-            m.column_options()
-        });
-    for value in values {
-        row.push(Cell::Float(match value {
-            Some(v) if solved => v,
-            _ => f64::NAN,
-        }));
-    }
-    let t = &s.timings;
-    row.extend(
-        [
-            s.energy.kinetic,
-            s.energy.potential,
-            s.energy.total(),
-            analytical.unwrap_or(f64::NAN),
-        ]
-        .map(Cell::Float),
-    );
-    row.push(Cell::Int(s.iterations as i64));
-    row.extend(
-        [
-            t.dynamics,
-            t.collision,
-            t.assembly,
-            t.solve,
-            t.integration,
-            t.total(),
-        ]
-        .map(Cell::Float),
-    );
-    row.push(Cell::Int(i64::from(s.converged)));
-    row.push(Cell::Text(
-        s.solver_status
-            .as_ref()
-            .map_or_else(String::new, status_tag),
-    ));
-    row.push(Cell::Int(s.collision_failures as i64));
-    row.push(Cell::Text(s.status.clone()));
-    row
-}
-
-/// The rows of `contacts.csv` for a step.
-fn contact_rows(s: &StepRecord) -> impl Iterator<Item = Vec<Cell>> + '_ {
-    s.contacts.iter().enumerate().map(move |(i, c)| {
-        let mut row = vec![
-            Cell::Int(s.step as i64),
-            Cell::Float(s.time),
-            Cell::Int(i as i64),
-            Cell::Text(c.pair.clone()),
-        ];
-        row.extend(c.point.iter().map(|x| Cell::Float(*x)));
-        row.push(Cell::Float(c.signed_distance));
-        row.extend(c.lambda.iter().map(|x| Cell::Float(*x)));
-        row.extend(c.velocity.iter().map(|x| Cell::Float(*x)));
-        row
-    })
-}
-
 /// A recorder keeping a run as columns, with its running summary; it checks for Ctrl-C
 /// every [`SIGNAL_CHECK_STEPS`] steps.
 struct ColumnRecorder {
@@ -234,7 +112,7 @@ impl ColumnRecorder {
         Self {
             header: RunHeader::default(),
             steps: Table::default(),
-            contacts: Table::new(contact_names()),
+            contacts: Table::new(contact_column_names()),
             summary: SummaryBuilder::new(RunHeader::default()),
             interrupted: None,
         }
@@ -243,7 +121,7 @@ impl ColumnRecorder {
 
 impl Recorder for ColumnRecorder {
     fn start(&mut self, header: RunHeader) -> Result<(), RecordError> {
-        self.steps = Table::new(step_names(&header));
+        self.steps = Table::new(step_column_names(&header));
         self.summary.set_header(header.clone());
         self.header = header;
         Ok(())
@@ -260,8 +138,8 @@ impl Recorder for ColumnRecorder {
             }
         }
         self.summary.add(step);
-        self.steps.push(step_row(step, analytical));
-        for row in contact_rows(step) {
+        self.steps.push(step_cells(step, analytical));
+        for row in contact_cells(step) {
             self.contacts.push(row);
         }
         Ok(())

@@ -711,41 +711,8 @@ impl RunWriter {
     }
 
     fn write_headers(&mut self, header: &RunHeader) -> Result<(), RecordError> {
-        let mut names: Vec<String> = vec![columns::STEP.into(), columns::TIME.into()];
-        names.extend(columns::BASE.iter().map(|s| s.to_string()));
-        names.extend(header.q_names.iter().map(|n| format!("q_{n}")));
-        names.extend(header.v_names.iter().map(|n| format!("v_{n}")));
-        names.push(columns::NUM_CONTACTS.into());
-        names.extend(ProblemMetrics::COLUMNS.iter().map(|s| s.to_string()));
-        names.extend(
-            [
-                columns::KINETIC_ENERGY,
-                columns::POTENTIAL_ENERGY,
-                columns::MECHANICAL_ENERGY,
-                columns::ANALYTICAL_ENERGY,
-                columns::ITERATIONS,
-            ]
-            .iter()
-            .chain(columns::STAGE_TIMES.iter())
-            .chain(&[
-                columns::STEP_TIME,
-                columns::CONVERGED,
-                columns::SOLVER_STATUS,
-                columns::COLLISION_FAILURES,
-                columns::STATUS,
-            ])
-            .map(|s| s.to_string()),
-        );
-        let mut contact_names = vec![
-            columns::STEP,
-            columns::TIME,
-            columns::CONTACT,
-            columns::PAIR,
-        ];
-        contact_names.extend(columns::POINT);
-        contact_names.push(columns::SIGNED_DISTANCE);
-        contact_names.extend(columns::LAMBDA);
-        contact_names.extend(columns::VELOCITY);
+        let names = step_column_names(header);
+        let contact_names = contact_column_names();
         if let Some(w) = self.steps.as_mut() {
             let result = w.write_record(&names);
             result.map_err(|e| self.csv_error("steps.csv", e))?;
@@ -801,54 +768,13 @@ impl Recorder for RunWriter {
 
     fn record(&mut self, s: &StepRecord, analytical: Option<f64>) -> Result<(), RecordError> {
         self.builder.add(s);
-        let solved = !s.contacts.is_empty();
-        let mut row: Vec<String> = vec![s.step.to_string(), fmt_f64(s.time)];
-        row.extend(s.base_position.iter().copied().map(fmt_f64));
-        row.extend(s.q.iter().copied().map(fmt_f64));
-        row.extend(s.v.iter().copied().map(fmt_f64));
-        row.push(s.contacts.len().to_string());
-        let values = s
-            .metrics
-            .as_ref()
-            .map_or([None; ProblemMetrics::COLUMNS.len()], |m| {
-                m.column_options()
-            });
-        for value in values {
-            row.push(match value {
-                Some(v) if solved => fmt_f64(v),
-                _ => String::new(),
-            });
-        }
-        row.extend([
-            fmt_f64(s.energy.kinetic),
-            fmt_f64(s.energy.potential),
-            fmt_f64(s.energy.total()),
-            analytical.map_or_else(String::new, fmt_f64),
-            s.iterations.to_string(),
-            fmt_f64(s.timings.dynamics),
-            fmt_f64(s.timings.collision),
-            fmt_f64(s.timings.assembly),
-            fmt_f64(s.timings.solve),
-            fmt_f64(s.timings.integration),
-            fmt_f64(s.timings.total()),
-            u8::from(s.converged).to_string(),
-            s.solver_status
-                .as_ref()
-                .map_or_else(String::new, status_tag),
-            s.collision_failures.to_string(),
-            s.status.clone(),
-        ]);
+        let row: Vec<String> = step_cells(s, analytical).iter().map(Cell::to_csv).collect();
         if let Some(w) = self.steps.as_mut() {
             let result = w.write_record(&row);
             result.map_err(|e| self.csv_error("steps.csv", e))?;
         }
-        for (i, c) in s.contacts.iter().enumerate() {
-            let mut row = vec![s.step.to_string(), fmt_f64(s.time), i.to_string()];
-            row.push(c.pair.clone());
-            row.extend(c.point.iter().copied().map(fmt_f64));
-            row.push(fmt_f64(c.signed_distance));
-            row.extend(c.lambda.iter().copied().map(fmt_f64));
-            row.extend(c.velocity.iter().copied().map(fmt_f64));
+        for cells in contact_cells(s) {
+            let row: Vec<String> = cells.iter().map(Cell::to_csv).collect();
             if let Some(w) = self.contacts.as_mut() {
                 let result = w.write_record(&row);
                 result.map_err(|e| self.csv_error("contacts.csv", e))?;
@@ -856,6 +782,139 @@ impl Recorder for RunWriter {
         }
         Ok(())
     }
+}
+
+/// One cell of a record row: written to `steps.csv` / `contacts.csv` by [`RunWriter`],
+/// turned into numpy columns by the Python package (one layout for both).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cell {
+    /// A count or an index.
+    Int(i64),
+    /// A number.
+    Float(f64),
+    /// A text (a pair's name, a status; may be empty).
+    Text(String),
+    /// A number that was not computed (an empty CSV cell, NaN in numpy).
+    Absent,
+}
+
+impl Cell {
+    /// The cell as written in a CSV file (floats short and round-tripping).
+    pub fn to_csv(&self) -> String {
+        match self {
+            Cell::Int(i) => i.to_string(),
+            Cell::Float(x) => fmt_f64(*x),
+            Cell::Text(t) => t.clone(),
+            Cell::Absent => String::new(),
+        }
+    }
+}
+
+/// The column names of `steps.csv` for a run.
+pub fn step_column_names(header: &RunHeader) -> Vec<String> {
+    let mut names: Vec<String> = vec![columns::STEP.into(), columns::TIME.into()];
+    names.extend(columns::BASE.iter().map(|s| s.to_string()));
+    names.extend(header.q_names.iter().map(|n| format!("q_{n}")));
+    names.extend(header.v_names.iter().map(|n| format!("v_{n}")));
+    names.push(columns::NUM_CONTACTS.into());
+    names.extend(ProblemMetrics::COLUMNS.iter().map(|s| s.to_string()));
+    names.extend(
+        [
+            columns::KINETIC_ENERGY,
+            columns::POTENTIAL_ENERGY,
+            columns::MECHANICAL_ENERGY,
+            columns::ANALYTICAL_ENERGY,
+            columns::ITERATIONS,
+        ]
+        .iter()
+        .chain(columns::STAGE_TIMES.iter())
+        .chain(&[
+            columns::STEP_TIME,
+            columns::CONVERGED,
+            columns::SOLVER_STATUS,
+            columns::COLLISION_FAILURES,
+            columns::STATUS,
+        ])
+        .map(|s| s.to_string()),
+    );
+    names
+}
+
+/// The column names of `contacts.csv`.
+pub fn contact_column_names() -> Vec<String> {
+    let mut names = vec![
+        columns::STEP,
+        columns::TIME,
+        columns::CONTACT,
+        columns::PAIR,
+    ];
+    names.extend(columns::POINT);
+    names.push(columns::SIGNED_DISTANCE);
+    names.extend(columns::LAMBDA);
+    names.extend(columns::VELOCITY);
+    names.into_iter().map(str::to_string).collect()
+}
+
+/// The row of `steps.csv` for a step, in the order of [`step_column_names`]: a metric
+/// not computed (no contact, or `step_metrics` without it) is [`Cell::Absent`].
+pub fn step_cells(s: &StepRecord, analytical: Option<f64>) -> Vec<Cell> {
+    let solved = !s.contacts.is_empty();
+    let mut row = vec![Cell::Int(s.step as i64), Cell::Float(s.time)];
+    row.extend(s.base_position.iter().map(|x| Cell::Float(*x)));
+    row.extend(s.q.iter().map(|x| Cell::Float(*x)));
+    row.extend(s.v.iter().map(|x| Cell::Float(*x)));
+    row.push(Cell::Int(s.contacts.len() as i64));
+    let values = s
+        .metrics
+        .as_ref()
+        .map_or([None; ProblemMetrics::COLUMNS.len()], |m| {
+            m.column_options()
+        });
+    row.extend(values.into_iter().map(|value| match value {
+        Some(v) if solved => Cell::Float(v),
+        _ => Cell::Absent,
+    }));
+    row.extend([s.energy.kinetic, s.energy.potential, s.energy.total()].map(Cell::Float));
+    row.push(analytical.map_or(Cell::Absent, Cell::Float));
+    row.push(Cell::Int(s.iterations as i64));
+    let t = &s.timings;
+    row.extend(
+        [
+            t.dynamics,
+            t.collision,
+            t.assembly,
+            t.solve,
+            t.integration,
+            t.total(),
+        ]
+        .map(Cell::Float),
+    );
+    row.push(Cell::Int(i64::from(s.converged)));
+    row.push(Cell::Text(
+        s.solver_status
+            .as_ref()
+            .map_or_else(String::new, status_tag),
+    ));
+    row.push(Cell::Int(s.collision_failures as i64));
+    row.push(Cell::Text(s.status.clone()));
+    row
+}
+
+/// The rows of `contacts.csv` for a step, in the order of [`contact_column_names`].
+pub fn contact_cells(s: &StepRecord) -> impl Iterator<Item = Vec<Cell>> + '_ {
+    s.contacts.iter().enumerate().map(move |(i, c)| {
+        let mut row = vec![
+            Cell::Int(s.step as i64),
+            Cell::Float(s.time),
+            Cell::Int(i as i64),
+            Cell::Text(c.pair.clone()),
+        ];
+        row.extend(c.point.iter().map(|x| Cell::Float(*x)));
+        row.push(Cell::Float(c.signed_distance));
+        row.extend(c.lambda.iter().map(|x| Cell::Float(*x)));
+        row.extend(c.velocity.iter().map(|x| Cell::Float(*x)));
+        row
+    })
 }
 
 fn csv_writer(path: &Path) -> Result<csv::Writer<File>, RecordError> {
