@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 
 use contactbench::problem::io::{read_lambda as rust_read_lambda, read_problem, write_problem};
-use contactbench::problem::ContactProblem;
-use nalgebra::DVector;
+use contactbench::problem::{ContactProblem, ProblemError};
+use nalgebra::{DMatrix, DVector};
 use numpy::{PyArray1, PyArray2};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -36,15 +36,7 @@ impl PyProblem {
         R: Option<&Bound<'_, PyAny>>,
         J: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let compliance = R.map(|r| vector(r, "R")).transpose()?;
-        let problem = ContactProblem::new(
-            matrix(G, "G")?,
-            vector(g, "g")?,
-            vector(mu, "mu")?,
-            compliance,
-        )
-        .map_err(py_err)?;
-        with_jacobian(problem, J)
+        through_door(ContactProblem::new, G, g, mu, R, J)
     }
 
     /// `ContactProblem::from_assembly`: the simulator's door (`G` symmetric PSD by
@@ -58,15 +50,7 @@ impl PyProblem {
         R: Option<&Bound<'_, PyAny>>,
         J: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let compliance = R.map(|r| vector(r, "R")).transpose()?;
-        let problem = ContactProblem::from_assembly(
-            matrix(G, "G")?,
-            vector(g, "g")?,
-            vector(mu, "mu")?,
-            compliance,
-        )
-        .map_err(py_err)?;
-        with_jacobian(problem, J)
+        through_door(ContactProblem::from_assembly, G, g, mu, R, J)
     }
 
     /// The Delassus matrix `G` (`3n × 3n`, a copy).
@@ -146,9 +130,33 @@ impl PyProblem {
     }
 }
 
-/// The problem with the Jacobian `J` attached, when given (checked: `3n` rows, finite).
+/// The constructor function type of `ContactProblem::new` and `from_assembly`.
+type Door = fn(
+    DMatrix<f64>,
+    DVector<f64>,
+    DVector<f64>,
+    Option<DVector<f64>>,
+) -> Result<ContactProblem, ProblemError>;
+
+/// The problem built by `door` from numpy arrays, with the Jacobian `J` attached when
+/// given (checked: `3n` rows, finite).
 #[allow(non_snake_case)]
-fn with_jacobian(problem: ContactProblem, J: Option<&Bound<'_, PyAny>>) -> PyResult<PyProblem> {
+fn through_door(
+    door: Door,
+    G: &Bound<'_, PyAny>,
+    g: &Bound<'_, PyAny>,
+    mu: &Bound<'_, PyAny>,
+    R: Option<&Bound<'_, PyAny>>,
+    J: Option<&Bound<'_, PyAny>>,
+) -> PyResult<PyProblem> {
+    let compliance = R.map(|r| vector(r, "R")).transpose()?;
+    let problem = door(
+        matrix(G, "G")?,
+        vector(g, "g")?,
+        vector(mu, "mu")?,
+        compliance,
+    )
+    .map_err(py_err)?;
     let inner = match J {
         Some(j) => problem.with_jacobian(matrix(j, "J")?).map_err(py_err)?,
         None => problem,

@@ -29,23 +29,9 @@ pub fn solver_ids() -> Vec<&'static str> {
     SolverId::ALL.iter().map(SolverId::as_str).collect()
 }
 
-/// The map of a solver text `id` or `id:key=value,…` (values read as JSON, else kept as
-/// strings, as `SolverSpec`'s text form), then `settings` on top.
+/// The map of a solver text (`SolverSpec::text_map`), then `settings` on top.
 fn spec_map(text: &str, settings: &Map<String, Value>) -> Result<Map<String, Value>, SolverError> {
-    let (id, rest) = text.split_once(':').unwrap_or((text, ""));
-    let mut map = Map::new();
-    map.insert("solver".into(), Value::String(id.trim().to_string()));
-    for item in rest.split(',').map(str::trim).filter(|t| !t.is_empty()) {
-        let (key, value) = item
-            .split_once('=')
-            .ok_or_else(|| SolverError::InvalidSpec {
-                spec: text.to_string(),
-                message: format!("'{item}' is not key=value"),
-            })?;
-        let value = serde_json::from_str::<Value>(value.trim())
-            .unwrap_or_else(|_| Value::String(value.trim().to_string()));
-        map.insert(key.trim().to_string(), value);
-    }
+    let mut map = SolverSpec::text_map(text)?;
     map.extend(settings.clone());
     Ok(map)
 }

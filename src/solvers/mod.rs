@@ -558,15 +558,12 @@ impl SolverSpec {
     }
 }
 
-impl FromStr for SolverSpec {
-    type Err = SolverError;
-    /// `id` or `id:key=value,key=value`; values are read as JSON (numbers, booleans) and
-    /// otherwise kept as strings.
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let (id, rest) = match s.split_once(':') {
-            Some((id, rest)) => (id, rest),
-            None => (s, ""),
-        };
+impl SolverSpec {
+    /// The map of a solver text, `id` or `id:key=value,key=value` (`solver` holds the id;
+    /// values are read as JSON, numbers and booleans, and otherwise kept as strings), for
+    /// [`SolverSpec::from_map`] as is or with more settings on top.
+    pub fn text_map(s: &str) -> Result<Map<String, Value>, SolverError> {
+        let (id, rest) = s.split_once(':').unwrap_or((s, ""));
         let mut map = Map::new();
         map.insert("solver".into(), Value::String(id.trim().to_string()));
         for item in rest.split(',').map(str::trim).filter(|t| !t.is_empty()) {
@@ -580,7 +577,15 @@ impl FromStr for SolverSpec {
                 .unwrap_or_else(|_| Value::String(value.trim().to_string()));
             map.insert(key.trim().to_string(), value);
         }
-        SolverSpec::from_map(map)
+        Ok(map)
+    }
+}
+
+impl FromStr for SolverSpec {
+    type Err = SolverError;
+    /// `id` or `id:key=value,key=value` ([`SolverSpec::text_map`]).
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        SolverSpec::from_map(SolverSpec::text_map(s)?)
     }
 }
 
