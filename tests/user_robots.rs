@@ -364,6 +364,31 @@ fn without_wall_clock(csv: &str) -> String {
 }
 
 #[test]
+fn urdf_only_fields_with_a_named_robot_are_refused() {
+    let dir = temp("urdf-only");
+    let file = dir.join("scenario.yaml");
+    for (line, field) in [
+        ("  robot_packages: [meshes]", "world.robot_packages"),
+        ("  robot_srdf: solo.srdf", "world.robot_srdf"),
+        ("  robot_root: free_flyer", "world.robot_root"),
+    ] {
+        write(
+            &file,
+            &format!(
+                "name: t\nworld:\n  robot: solo12\n{line}\n\
+                 solvers:\n  - {{solver: ncp-admm}}\nsimulation: {{dt: 1.0e-3, duration: 0.01}}\n"
+            ),
+        );
+        match Scenario::load(&file, &[]) {
+            Err(ScenarioError::Invalid { line, field: f, .. }) => {
+                assert_eq!((line, f.as_str()), (4, field))
+            }
+            other => panic!("{field}: {other:?}"),
+        }
+    }
+}
+
+#[test]
 fn a_scenario_robot_that_cannot_be_read_keeps_the_model_error_as_source() {
     let dir = temp("source");
     let scenario = dir.join("scenario.yaml");

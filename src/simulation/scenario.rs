@@ -731,6 +731,28 @@ impl Scenario {
                 format!("{}: must be finite and >= 0", self.world.friction),
             ));
         }
+        if let Some(RobotSource::Manifest(name)) = self.robot_source() {
+            let urdf_only = [
+                (
+                    "world.robot_packages",
+                    !self.world.robot_packages.is_empty(),
+                ),
+                ("world.robot_srdf", self.world.robot_srdf.is_some()),
+                (
+                    "world.robot_root",
+                    self.world.robot_root != RobotRoot::Fixed,
+                ),
+            ];
+            if let Some((field, _)) = urdf_only.iter().find(|(_, given)| *given) {
+                return Err(invalid(
+                    (*field).into(),
+                    format!(
+                        "applies to a URDF path only; the robot '{name}' has its packages, \
+                         SRDF and root in its manifest"
+                    ),
+                ));
+            }
+        }
         if self.world.robot.is_none() && self.world.bodies.is_empty() {
             return Err(invalid(
                 "world".into(),
