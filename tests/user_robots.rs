@@ -180,6 +180,11 @@ fn a_malformed_user_manifest_is_a_typed_error_with_file_line_and_field() {
     );
     assert_eq!((line, field.as_str()), (4, "robots[1].name"));
     assert!(message.contains("built-in"), "{message}");
+    // ... at the name's column (`  - name: solo12`: column 11).
+    match Catalogue::with_user_file(&bad) {
+        Err(ModelError::RobotManifest { column, .. }) => assert_eq!(column, 11),
+        other => panic!("{other:?}"),
+    }
     // A name given twice.
     let (_, line, field, message) = manifest_error(
         &dir,

@@ -375,7 +375,7 @@ impl Catalogue {
                     return Err(ModelError::RobotManifest {
                         file: user.file.clone(),
                         line: robot.line,
-                        column: 1,
+                        column: robot.column,
                         field: format!("robots[{i}].name"),
                         message: format!(
                             "'{}' is a built-in robot (robots/manifest.yaml); give yours \

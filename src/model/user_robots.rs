@@ -46,6 +46,8 @@ pub struct UserRobot {
     pub name: String,
     /// Line (1-based) of the entry's `name` in the user's file.
     pub line: usize,
+    /// Column (1-based) of the entry's `name` value.
+    pub column: usize,
     /// The URDF file (absolute or relative to the working directory once resolved).
     pub urdf: PathBuf,
     /// Directories for `package://` URIs, looked up before the URDF's ancestors.
@@ -133,6 +135,7 @@ impl UserManifest {
             robots.push(UserRobot {
                 name,
                 line,
+                column,
                 urdf: base.join(r.urdf),
                 packages: r.packages.iter().map(|d| base.join(d)).collect(),
                 srdf: r.srdf.map(|s| base.join(s)),
