@@ -135,9 +135,12 @@ impl SparseGram {
     fn sub(&self, r: &[usize]) -> Vec<f64> {
         let rows = self.gram.nrows();
         let g = self.gram.as_slice();
-        r.iter()
-            .flat_map(|&j| r.iter().map(move |&i| g[i + j * rows]))
-            .collect()
+        let mut out = Vec::with_capacity(r.len() * r.len());
+        for &j in r {
+            let column = &g[j * rows..(j + 1) * rows];
+            out.extend(r.iter().map(|&i| column[i]));
+        }
+        out
     }
 }
 
@@ -531,7 +534,8 @@ fn least_internal_force_step(
         solution.status,
         clarabel::solver::SolverStatus::Solved | clarabel::solver::SolverStatus::AlmostSolved
     );
-    (solved && solution.x.iter().all(|x| x.is_finite())).then_some((solution.x, SplitPath::Clarabel))
+    (solved && solution.x.iter().all(|x| x.is_finite()))
+        .then_some((solution.x, SplitPath::Clarabel))
 }
 
 /// `λ̃_i + N_i z` in the cone of the contact's model, relaxed by `λ̃_i`'s own violation so
@@ -783,7 +787,10 @@ mod tests {
                 "{contacts:?}: {projector:e} {annihilated:e}"
             );
         }
-        println!("largest projector gap {:e}, ‖JᵀN‖∞/‖J‖∞ {:e}", worst.0, worst.1);
+        println!(
+            "largest projector gap {:e}, ‖JᵀN‖∞/‖J‖∞ {:e}",
+            worst.0, worst.1
+        );
         // Contacts 0, 1 on body A, 2 on B, and 3's rows replaced by 0's plus 2's.
         let mut dependent = rigid_body_jacobian(&[2, 1, 1], &mut rng);
         let sum = dependent.rows(0, 3) + dependent.rows(6, 3);
