@@ -197,7 +197,8 @@ fn null_space_by_bodies(sparse: &SparseGram, tolerance: f64) -> Option<DMatrix<f
 /// in general; rank-revealing in practice (Higham, §10.3.2), and checked against the
 /// eigen-decomposition in the tests.
 struct PivotedCholesky {
-    /// `L = [L₁₁; L₂₁]` in the first `rank` columns (column-major, `n × n`; the rest is
+    /// `L = [L₁₁; L₂₁]` in the first `rank` columns (column-major `n × n`, lower
+    /// triangle; the rest is
     /// the Schur complement's).
     factor: Vec<f64>,
     n: usize,
@@ -207,41 +208,51 @@ struct PivotedCholesky {
 }
 
 impl PivotedCholesky {
-    /// Factors the column-major `n × n` symmetric `a`.
+    /// Factors the column-major `n × n` symmetric `a`, of which only the lower triangle
+    /// is read and written (symmetric pivoting as LAPACK's `dpstf2`).
     fn of(mut a: Vec<f64>, n: usize, tolerance: f64) -> Self {
         let mut order: Vec<usize> = (0..n).collect();
         let mut rank = 0;
         while rank < n {
-            let mut pivot_index = rank;
-            for i in rank + 1..n {
-                if a[i + i * n] > a[pivot_index + pivot_index * n] {
-                    pivot_index = i;
+            let j = rank;
+            let mut p = j;
+            for i in j + 1..n {
+                if a[i + i * n] > a[p + p * n] {
+                    p = i;
                 }
             }
-            let pivot = a[pivot_index + pivot_index * n];
+            let pivot = a[p + p * n];
             if pivot.is_nan() || pivot <= tolerance {
                 break;
             }
-            if pivot_index != rank {
-                for j in 0..n {
-                    a.swap(rank + j * n, pivot_index + j * n);
+            if p != j {
+                // Swap indices j < p of the trailing matrix (lower triangle) and rows j, p
+                // of the columns of L already computed.
+                a.swap(j + j * n, p + p * n);
+                for c in 0..j {
+                    a.swap(j + c * n, p + c * n);
                 }
-                let (left, right) = a.split_at_mut(pivot_index * n);
-                left[rank * n..(rank + 1) * n].swap_with_slice(&mut right[..n]);
-                order.swap(rank, pivot_index);
+                for i in j + 1..p {
+                    a.swap(i + j * n, p + i * n);
+                }
+                let (left, right) = a.split_at_mut(p * n);
+                left[j * n + p + 1..(j + 1) * n].swap_with_slice(&mut right[p + 1..n]);
+                order.swap(j, p);
             }
+            let (done, rest) = a.split_at_mut((j + 1) * n);
+            let l = &mut done[j * n + j..(j + 1) * n];
             let root = pivot.sqrt();
-            let (done, rest) = a.split_at_mut((rank + 1) * n);
-            let l = &mut done[rank * n + rank..rank * n + n];
-            l.iter_mut().for_each(|x| *x /= root);
+            l[0] = root;
+            l[1..].iter_mut().for_each(|x| *x /= root);
             let l = &l[1..];
-            // Schur complement: column j −= L_j,rank · L[:, rank] (below the pivot row).
-            for (j, column) in rest.chunks_exact_mut(n).enumerate() {
-                let l_j = l[j];
-                column[rank + 1..]
+            // Schur complement, lower triangle: column c −= L_c · L[c.., j].
+            for (k, column) in rest.chunks_exact_mut(n).enumerate() {
+                let c = j + 1 + k;
+                let l_c = l[k];
+                column[c..]
                     .iter_mut()
-                    .zip(l)
-                    .for_each(|(x, li)| *x -= li * l_j);
+                    .zip(&l[k..])
+                    .for_each(|(x, li)| *x -= li * l_c);
             }
             rank += 1;
         }
