@@ -61,3 +61,55 @@ pub fn read_text(path: &Path, limit: u64) -> Result<String, TextError> {
         }
     })
 }
+
+/// Where and why a YAML document could not be read: the parser's line, column, the field
+/// path of the first error (`world.bodies[0].mass`; `.` for the document) and message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct YamlFailure {
+    /// Line (1-based).
+    pub line: usize,
+    /// Column (1-based).
+    pub column: usize,
+    /// The field, as a path.
+    pub field: String,
+    /// The parser's message, without its own "at line" suffix.
+    pub message: String,
+}
+
+impl YamlFailure {
+    /// The failure of `error`, found at `field` when known.
+    pub fn new(field: Option<String>, error: &serde_saphyr::Error) -> Self {
+        let (line, column) = error
+            .location()
+            .map_or((1, 1), |l| (l.line() as usize, l.column() as usize));
+        let text = error.to_string();
+        let message = match text.rfind(" at line ") {
+            Some(k) => text[..k].to_string(),
+            None => text,
+        };
+        Self {
+            line,
+            column,
+            field: field
+                .filter(|f| !f.is_empty())
+                .unwrap_or_else(|| ".".into()),
+            message,
+        }
+    }
+}
+
+/// Deserializes YAML `text` straight into `T` (exact line and column), naming the field
+/// path of the first error.
+pub fn parse_yaml<T: serde::de::DeserializeOwned>(
+    text: &str,
+    options: serde_saphyr::Options,
+) -> Result<T, YamlFailure> {
+    let mut field = None;
+    serde_saphyr::with_deserializer_from_str_with_options(text, options, |de| {
+        serde_path_to_error::deserialize(de).map_err(|e| {
+            field = Some(e.path().to_string());
+            e.into_inner()
+        })
+    })
+    .map_err(|e| YamlFailure::new(field, &e))
+}

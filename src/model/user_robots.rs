@@ -164,30 +164,11 @@ fn parse(text: &str, file: &Path) -> Result<RawManifest, ModelError> {
             max_nodes: 100_000,
         },
     };
-    let mut field = None;
-    serde_saphyr::with_deserializer_from_str_with_options(text, options, |de| {
-        serde_path_to_error::deserialize(de).map_err(|e| {
-            field = Some(e.path().to_string());
-            e.into_inner()
-        })
-    })
-    .map_err(|e| {
-        let (line, column) = e
-            .location()
-            .map_or((1, 1), |l| (l.line() as usize, l.column() as usize));
-        let text = e.to_string();
-        let message = match text.rfind(" at line ") {
-            Some(k) => text[..k].to_string(),
-            None => text,
-        };
-        ModelError::RobotManifest {
-            file: file.to_path_buf(),
-            line,
-            column,
-            field: field
-                .filter(|f| !f.is_empty())
-                .unwrap_or_else(|| ".".into()),
-            message,
-        }
+    super::text::parse_yaml(text, options).map_err(|f| ModelError::RobotManifest {
+        file: file.to_path_buf(),
+        line: f.line,
+        column: f.column,
+        field: f.field,
+        message: f.message,
     })
 }

@@ -35,6 +35,7 @@ use thiserror::Error;
 use super::params::StepParameters;
 use super::runner::{DIVERGENCE_DISTANCE, DIVERGENCE_SPEED};
 use super::step::StepMetrics;
+use crate::model::text::{parse_yaml, YamlFailure};
 use crate::solvers::SolverSpec;
 
 /// Largest number of steps a scenario may ask for (`duration / dt`), the loop's cap.
@@ -872,43 +873,26 @@ fn yaml_options() -> serde_saphyr::Options {
     }
 }
 
-/// `file:line:column: field: message` from a parser error at `field`.
-fn parse_error(file: &Path, field: Option<String>, e: &serde_saphyr::Error) -> ScenarioError {
-    let (line, column) = e
-        .location()
-        .map_or((1, 1), |l| (l.line() as usize, l.column() as usize));
-    let text = e.to_string();
-    let message = match text.rfind(" at line ") {
-        Some(k) => text[..k].to_string(),
-        None => text,
-    };
+/// `file:line:column: field: message` of a parser failure.
+fn parse_error(file: &Path, failure: YamlFailure) -> ScenarioError {
     ScenarioError::Parse {
         file: file.to_path_buf(),
-        line,
-        column,
-        field: field
-            .filter(|f| !f.is_empty())
-            .unwrap_or_else(|| ".".into()),
-        message,
+        line: failure.line,
+        column: failure.column,
+        field: failure.field,
+        message: failure.message,
     }
 }
 
 /// Deserializes the scenario straight from the text (exact line and column).
 fn parse_typed(text: &str, file: &Path) -> Result<Scenario, ScenarioError> {
-    let mut field = None;
-    serde_saphyr::with_deserializer_from_str_with_options(text, yaml_options(), |de| {
-        serde_path_to_error::deserialize(de).map_err(|e| {
-            field = Some(e.path().to_string());
-            e.into_inner()
-        })
-    })
-    .map_err(|e| parse_error(file, field, &e))
+    parse_yaml(text, yaml_options()).map_err(|f| parse_error(file, f))
 }
 
 /// The document as a tree, for `--set` overrides.
 fn parse_tree(text: &str, file: &Path) -> Result<Value, ScenarioError> {
     serde_saphyr::from_str_with_options(text, yaml_options())
-        .map_err(|e| parse_error(file, None, &e))
+        .map_err(|e| parse_error(file, YamlFailure::new(None, &e)))
 }
 
 /// Deserializes the overridden tree; an error names the field and the line where it is
