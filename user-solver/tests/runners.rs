@@ -136,11 +136,13 @@ fn user_solver_in_a_batch_and_its_report() {
 
 #[test]
 fn user_solver_in_a_paper_experiment() {
-    // Fig. 12 compares solvers on a heavy cube stacked on a light one; the user's solver
-    // is added to its compared set at the experiment's settings.
+    // Fig. 12 (a heavy cube stacked on a light one) and Fig. 16 (solve times on robots)
+    // compare solvers: the user's solver is added to their compared sets at the
+    // experiment's settings. Fig. 9 studies named built-in solvers and says it left the
+    // user's out.
     let out = temp_dir("paper");
     let options = Options {
-        only: vec!["fig12".into()],
+        only: vec!["fig09".into(), "fig12".into(), "fig16".into()],
         quick: true,
         force: false,
     };
@@ -167,6 +169,21 @@ fn user_solver_in_a_paper_experiment() {
             "a complete run of 100 steps: {row}"
         );
     }
+    // Fig. 16: one row per robot (median times, iterations, unconverged steps).
+    let csv =
+        std::fs::read_to_string(out.join("fig16/fig16.csv")).unwrap_or_else(|e| panic!("{e}"));
+    let robots: Vec<&str> = csv
+        .lines()
+        .filter(|l| l.contains(",jacobi-ncp,"))
+        .filter_map(|l| l.split(',').next())
+        .collect();
+    assert_eq!(robots, ["Solo-12", "Talos", "Allegro"], "{csv}");
+    let fig09 =
+        std::fs::read_to_string(out.join("fig09/README.md")).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        fig09.contains("Extra solvers (jacobi-ncp) are not run in this experiment"),
+        "{fig09}"
+    );
     // A name taken by a built-in solver is refused.
     let clash = UserSolver::new("ncp-admm", SolverSettings::default(), |settings| {
         Ok(user_solver::solver(settings, 0.3)?.boxed())
