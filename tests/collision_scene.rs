@@ -1,8 +1,7 @@
-//! STL reading (binary and ASCII written here with stl_io), the hull, the geometry
+//! STL reading (binary and ASCII written here), the hull, the geometry
 //! conversion with its cache, and the scene: broad phase, filter, contacts.
 
 use std::collections::HashSet;
-use std::fs::File;
 use std::path::Path;
 
 use contactbench::collision::{
@@ -11,13 +10,15 @@ use contactbench::collision::{
 };
 use contactbench::model::GeometryShape;
 use nalgebra::{Isometry3, Vector3};
-use stl_io::{Triangle, Vector as StlVector};
+/// A triangle of an STL file (no normal: readers recompute or ignore it).
+struct Triangle {
+    vertices: [[f32; 3]; 3],
+}
 
 /// Triangles of the unit cube [0, 1]³ (12 triangles, 8 distinct vertices).
 fn cube_triangles() -> Vec<Triangle> {
-    let v = |x: f32, y: f32, z: f32| StlVector::new([x, y, z]);
-    let corners: Vec<StlVector<f32>> = (0..8)
-        .map(|i| v((i & 1) as f32, ((i >> 1) & 1) as f32, ((i >> 2) & 1) as f32))
+    let corners: Vec<[f32; 3]> = (0..8)
+        .map(|i| [(i & 1) as f32, ((i >> 1) & 1) as f32, ((i >> 2) & 1) as f32])
         .collect();
     let quads = [
         [0, 1, 3, 2],
@@ -31,12 +32,30 @@ fn cube_triangles() -> Vec<Triangle> {
     for q in quads {
         for t in [[q[0], q[1], q[2]], [q[0], q[2], q[3]]] {
             tris.push(Triangle {
-                normal: v(0.0, 0.0, 0.0),
                 vertices: t.map(|i| corners[i]),
             });
         }
     }
     tris
+}
+
+/// A binary STL file: 80-byte header (saying "solid", as SolidWorks writes it), triangle
+/// count, then per triangle a zero normal,
+/// three vertices (little-endian f32) and a zero attribute word.
+fn write_binary(path: &Path, tris: &[Triangle]) {
+    let mut bytes = vec![b' '; 80];
+    bytes[..10].copy_from_slice(b"solid cube");
+    bytes.extend_from_slice(&(tris.len() as u32).to_le_bytes());
+    for t in tris {
+        bytes.extend_from_slice(&[0u8; 12]);
+        for v in &t.vertices {
+            for c in v {
+                bytes.extend_from_slice(&c.to_le_bytes());
+            }
+        }
+        bytes.extend_from_slice(&[0u8; 2]);
+    }
+    std::fs::write(path, bytes).unwrap();
 }
 
 fn write_ascii(path: &Path, tris: &[Triangle]) {
@@ -60,7 +79,7 @@ fn binary_and_ascii_stl_give_the_same_hull() {
     let binary = dir.join("cube.stl");
     let ascii = dir.join("cube_ascii.STL");
     let tris = cube_triangles();
-    stl_io::write_stl(&mut File::create(&binary).unwrap(), tris.iter()).unwrap();
+    write_binary(&binary, &tris);
     write_ascii(&ascii, &tris);
     let scale = Vector3::new(2.0, 1.0, 1.0);
     for path in [&binary, &ascii] {
@@ -84,6 +103,126 @@ fn binary_and_ascii_stl_give_the_same_hull() {
         scale,
     };
     assert!(shape_from_geometry(&missing).is_err());
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The unit cube of [`cube_triangles`] as a COLLADA file in centimetres (`<unit
+/// meter="0.01">`, coordinates 0..100), its up axis `up`.
+fn cube_collada(up: &str) -> String {
+    let corners: Vec<String> = (0..8)
+        .map(|i| {
+            format!(
+                "{} {} {}",
+                (i & 1) * 100,
+                ((i >> 1) & 1) * 100,
+                ((i >> 2) & 1) * 100
+            )
+        })
+        .collect();
+    let quads = [
+        [0, 1, 3, 2],
+        [4, 6, 7, 5],
+        [0, 4, 5, 1],
+        [2, 3, 7, 6],
+        [0, 2, 6, 4],
+        [1, 5, 7, 3],
+    ];
+    let indices: Vec<String> = quads
+        .iter()
+        .flat_map(|q| [q[0], q[1], q[2], q[0], q[2], q[3]])
+        .map(|i| i.to_string())
+        .collect();
+    format!(
+        r##"<?xml version="1.0" encoding="utf-8"?>
+<COLLADA xmlns="http://www.collada.org/2005/11/COLLADASchema" version="1.4.1">
+  <asset><unit name="centimeter" meter="0.01"/><up_axis>{up}</up_axis></asset>
+  <library_geometries>
+    <geometry id="cube-mesh" name="cube">
+      <mesh>
+        <source id="cube-positions">
+          <float_array id="cube-positions-array" count="24">{}</float_array>
+          <technique_common>
+            <accessor source="#cube-positions-array" count="8" stride="3">
+              <param name="X" type="float"/>
+              <param name="Y" type="float"/>
+              <param name="Z" type="float"/>
+            </accessor>
+          </technique_common>
+        </source>
+        <vertices id="cube-vertices">
+          <input semantic="POSITION" source="#cube-positions"/>
+        </vertices>
+        <triangles count="12">
+          <input semantic="VERTEX" source="#cube-vertices" offset="0"/>
+          <p>{}</p>
+        </triangles>
+      </mesh>
+    </geometry>
+  </library_geometries>
+  <library_visual_scenes>
+    <visual_scene id="Scene" name="Scene">
+      <node id="cube" name="cube" type="NODE">
+        <matrix sid="transform">1 0 0 0 0 1 0 0 0 0 1 0 0 0 0 1</matrix>
+        <instance_geometry url="#cube-mesh"/>
+      </node>
+    </visual_scene>
+  </library_visual_scenes>
+  <scene><instance_visual_scene url="#Scene"/></scene>
+</COLLADA>
+"##,
+        corners.join(" "),
+        indices.join(" ")
+    )
+}
+
+#[test]
+fn a_collada_cube_gives_the_hull_of_the_same_cube_in_stl() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("contactbench-collada-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let stl = dir.join("cube.stl");
+    write_binary(&stl, &cube_triangles());
+    let dae = dir.join("cube.dae");
+    std::fs::write(&dae, cube_collada("Z_UP")).unwrap();
+    let scale = Vector3::new(2.0, 1.0, 1.0);
+    let from_stl = ConvexHull::from_mesh_file(&stl, &scale).unwrap();
+    let from_dae = ConvexHull::from_mesh_file(&dae, &scale).unwrap();
+    // The file's centimetres become metres: the same 8 vertices (up to the f32 product
+    // 100 × 0.01) and 12 faces.
+    let sorted = |h: &ConvexHull| {
+        let mut v: Vec<[f64; 3]> = h.vertices().iter().map(|p| [p.x, p.y, p.z]).collect();
+        v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        v
+    };
+    let (a, b) = (sorted(&from_stl), sorted(&from_dae));
+    assert_eq!((a.len(), from_stl.faces().len()), (8, 12));
+    assert_eq!((b.len(), from_dae.faces().len()), (8, 12));
+    for (p, q) in a.iter().zip(&b) {
+        for k in 0..3 {
+            assert!((p[k] - q[k]).abs() < 1e-6, "{p:?} vs {q:?}");
+        }
+    }
+    assert!((from_dae.centre() - from_stl.centre()).norm() < 1e-6);
+    // A Y_UP file is refused, naming the file and the format.
+    let y_up = dir.join("cube_y_up.dae");
+    std::fs::write(&y_up, cube_collada("Y_UP")).unwrap();
+    let err = ConvexHull::from_mesh_file(&y_up, &scale)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("cube_y_up.dae") && err.contains("COLLADA") && err.contains("Y_UP"),
+        "{err}"
+    );
+    // A file that is not COLLADA.
+    let broken = dir.join("broken.dae");
+    std::fs::write(&broken, "<COLLADA><library_geometries>").unwrap();
+    let err = ConvexHull::from_mesh_file(&broken, &scale)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("broken.dae") && err.contains("COLLADA"),
+        "{err}"
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
 

@@ -80,14 +80,23 @@ fn solo12_by_urdf_path_runs_as_by_name() {
     assert_eq!(last(&a), last(&b));
 }
 
-/// The error of building the world of `yaml` written in a scenario file in `dir`.
+/// The error of building the world of `yaml` written in a scenario file in `dir`, with
+/// its sources, as the command line prints it.
 fn world_error(dir: &Path, yaml: &str) -> String {
     let file = dir.join("scenario.yaml");
     std::fs::write(&file, yaml).unwrap_or_else(|e| panic!("{e}"));
     let scenario = Scenario::load(&file, &[]).unwrap_or_else(|e| panic!("{e}"));
     match contactbench::simulation::World::build(&scenario) {
         Ok(_) => panic!("the world of {yaml} built"),
-        Err(e) => e.to_string(),
+        Err(e) => {
+            let mut text = e.to_string();
+            let mut source = std::error::Error::source(&e);
+            while let Some(cause) = source {
+                text.push_str(&format!(": {cause}"));
+                source = cause.source();
+            }
+            text
+        }
     }
 }
 

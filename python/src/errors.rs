@@ -1,6 +1,6 @@
 //! contactbench's error enums as Python exceptions: one class per Rust enum (defined in
-//! `contactbench/errors.py`, all under `ContactbenchError`), the message exactly the Rust
-//! error's text, and attributes `kind` (the variant, snake_case), `path`, `line` and
+//! `contactbench/errors.py`, all under `ContactbenchError`), the message the Rust error's
+//! text followed by its sources (as the command line prints it), and attributes `kind` (the variant, snake_case), `path`, `line` and
 //! `field` where the variant names them (else `None`).
 
 use contactbench::dynamics::DynamicsError;
@@ -53,8 +53,26 @@ fn build<E: PythonError + ?Sized>(py: Python<'_>, error: &E) -> PyResult<PyErr> 
     kwargs.set_item("path", location.path)?;
     kwargs.set_item("line", location.line)?;
     kwargs.set_item("field", location.field)?;
-    let exception = class.call((error.to_string(),), Some(&kwargs))?;
+    let exception = class.call((message(error),), Some(&kwargs))?;
     Ok(PyErr::from_value(exception))
+}
+
+/// The error's text followed by its sources, as the command line prints it (anyhow's
+/// `{:#}`): `scenario.yaml:3: world.robot: cannot load the robot 'x.urdf': x.urdf: ...`;
+/// a source whose text already ends the message (`step 3: collision: {source}`) is not
+/// repeated.
+fn message<E: std::error::Error + ?Sized>(error: &E) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.ends_with(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text
 }
 
 /// The variant's name in snake_case, read from its `Debug` form (`NonFinite { .. }` →
@@ -164,6 +182,22 @@ impl PythonError for ModelError {
             ModelError::InvalidInertia { file, link, .. }
             | ModelError::MissingMesh { file, link, .. } => (Some(file), Some(link.clone())),
             ModelError::InvalidElement { file, element, .. } => (Some(file), Some(element.clone())),
+            ModelError::RobotManifest {
+                file, line, field, ..
+            } => {
+                return Location {
+                    path: Some(file.display().to_string()),
+                    line: Some(*line),
+                    field: Some(field.clone()),
+                }
+            }
+            ModelError::UserRobot(e) => {
+                return Location {
+                    path: Some(e.file.display().to_string()),
+                    line: Some(e.line),
+                    field: Some(e.name.clone()),
+                }
+            }
             ModelError::UnknownFrame { name, .. }
             | ModelError::UnknownJoint { name, .. }
             | ModelError::UnknownConfiguration { name, .. }
@@ -203,6 +237,11 @@ impl PythonError for ScenarioError {
                 path: Some(file.display().to_string()),
                 line: Some(*line),
                 field: Some(field.clone()),
+            },
+            ScenarioError::Robot(e) => Location {
+                path: Some(e.file.display().to_string()),
+                line: Some(e.line),
+                field: Some(e.field.clone()),
             },
             ScenarioError::Override { assignment, .. } => Location {
                 field: Some(assignment.clone()),

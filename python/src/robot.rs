@@ -192,8 +192,8 @@ impl PyRobot {
 }
 
 /// A robot of the manifest by name (`solo12`, `talos`, `allegro`; fetched on first use
-/// into `$CONTACTBENCH_CACHE`), or a URDF file (`free_flyer` root, optional `srdf`),
-/// as `contactbench model`.
+/// into `$CONTACTBENCH_CACHE`) or of the user's manifest named by `$CONTACTBENCH_ROBOTS`,
+/// or a URDF file (`free_flyer` root, optional `srdf`), as `contactbench model`.
 #[pyfunction]
 #[pyo3(signature = (name, free_flyer = false, srdf = None))]
 pub fn load_robot(

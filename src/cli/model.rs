@@ -16,7 +16,8 @@ use serde_json::{json, Map, Value};
 /// Arguments of `contactbench model`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// A robot of the manifest (solo12, talos, allegro) or a URDF file.
+    /// A robot by name (solo12, talos, allegro, or one of the user's manifest named by
+    /// $CONTACTBENCH_ROBOTS) or a URDF file.
     robot: String,
     /// For a URDF file: give it a free-flyer root joint.
     #[arg(long)]

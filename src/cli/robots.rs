@@ -1,9 +1,10 @@
-//! `contactbench robots fetch|list`: the robots of `robots/manifest.yaml`.
+//! `contactbench robots fetch|list`: the robots of `robots/manifest.yaml` and of the user's
+//! manifest named by `$CONTACTBENCH_ROBOTS`.
 
 use std::process::ExitCode;
 
 use super::out::outln;
-use contactbench::model::robots::{cache_dir, manifest, RootKind};
+use contactbench::model::robots::{cache_dir, Catalogue, RootKind};
 
 /// Arguments of `contactbench robots`.
 #[derive(Debug, clap::Args)]
@@ -14,16 +15,18 @@ pub struct Args {
 
 #[derive(Debug, clap::Subcommand)]
 enum Action {
-    /// Download example-robot-data with pip, check its sha256 and extract the robots into
-    /// the cache (robots/cache, or $CONTACTBENCH_CACHE).
+    /// Download example-robot-data over HTTPS, check its size and sha256 and extract the
+    /// built-in robots into the cache (robots/cache, or $CONTACTBENCH_CACHE).
     Fetch,
-    /// List the robots of the manifest and whether they are in the cache.
+    /// List the built-in robots (and whether they are in the cache) and those of the
+    /// user's manifest named by $CONTACTBENCH_ROBOTS.
     List,
 }
 
 /// Runs the command.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let manifest = manifest()?;
+    let catalogue = Catalogue::from_env()?;
+    let manifest = &catalogue.builtin;
     match args.action {
         Action::Fetch => {
             let dir = manifest.fetch(true)?;
@@ -37,32 +40,49 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         Action::List => {
             outln!("cache: {}", cache_dir().display());
+            if let Some(user) = &catalogue.user {
+                outln!("user manifest: {}", user.file.display());
+            }
             outln!(
-                "{:<8} {:<10} {:<8} {:<13} urdf",
+                "{:<12} {:<10} {:<8} {:<13} urdf",
                 "robot",
                 "base",
                 "fetched",
                 "reference"
             );
             for robot in &manifest.robots {
-                let base = match robot.root {
-                    RootKind::Fixed => "fixed",
-                    RootKind::FreeFlyer => "free-flyer",
+                let fetched = if manifest.is_fetched(robot) {
+                    "yes"
+                } else {
+                    "no"
                 };
                 outln!(
-                    "{:<8} {:<10} {:<8} {:<13} {}",
+                    "{:<12} {:<10} {:<8} {:<13} {}",
                     robot.name,
-                    base,
-                    if manifest.is_fetched(robot) {
-                        "yes"
-                    } else {
-                        "no"
-                    },
+                    base(robot.root),
+                    fetched,
                     robot.reference.as_deref().unwrap_or("-"),
                     robot.urdf
+                );
+            }
+            for robot in catalogue.user.iter().flat_map(|u| &u.robots) {
+                outln!(
+                    "{:<12} {:<10} {:<8} {:<13} {}",
+                    robot.name,
+                    base(robot.root),
+                    "user",
+                    robot.reference.as_deref().unwrap_or("-"),
+                    robot.urdf.display()
                 );
             }
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn base(root: RootKind) -> &'static str {
+    match root {
+        RootKind::Fixed => "fixed",
+        RootKind::FreeFlyer => "free-flyer",
+    }
 }

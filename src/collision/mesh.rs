@@ -1,11 +1,10 @@
-//! Meshes: STL reading (binary and ASCII, through `stl_io`), Wavefront OBJ reading
-//! (through `tobj`), and the convex hull of a point
+//! Meshes: STL (binary and ASCII), COLLADA (`.dae`) and Wavefront OBJ reading through
+//! `mesh-loader` (openrr's parser, the one urdf-viz uses), and the convex hull of a point
 //! set (quickhull), whose support is found by hill-climbing on the vertex adjacency, as
 //! HPP-FCL does for large hulls, or by a linear scan for small ones.
 
 use std::collections::HashMap;
-use std::fs::File;
-use std::io::BufReader;
+use std::io::Read;
 use std::path::Path;
 
 use nalgebra::Vector3;
@@ -16,49 +15,137 @@ use super::support::SupportMap;
 /// Hulls with more vertices than this use hill-climbing; smaller ones a linear scan.
 const HILL_CLIMB_MIN_VERTICES: usize = 32;
 
-/// Reads the vertices of an STL file (binary or ASCII), scaled per axis.
-pub fn read_stl_vertices(
-    path: &Path,
-    scale: &Vector3<f64>,
-) -> Result<Vec<Vector3<f64>>, CollisionError> {
-    let file_error = |source| CollisionError::MeshFile {
-        path: path.to_path_buf(),
-        source,
-    };
-    let file = File::open(path).map_err(file_error)?;
-    let mut reader = BufReader::new(file);
-    let mesh = stl_io::read_stl(&mut reader).map_err(file_error)?;
-    Ok(mesh
-        .vertices
-        .iter()
-        .map(|v| {
-            Vector3::new(f64::from(v[0]), f64::from(v[1]), f64::from(v[2])).component_mul(scale)
-        })
-        .collect())
+/// Largest mesh file read (bytes); a robot's collision meshes are kilobytes to megabytes.
+const MAX_MESH_BYTES: u64 = 512 << 20;
+
+/// A mesh file's format, from its extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum MeshFormat {
+    Stl,
+    Collada,
+    Obj,
 }
 
-/// Reads the vertices of a mesh file, scaled per axis, in the format of its extension:
-/// `.obj` (Wavefront OBJ, every object of the file), anything else STL.
+impl MeshFormat {
+    /// `.dae` is COLLADA, `.obj` Wavefront OBJ, anything else STL (as URDF loaders do).
+    fn of(path: &Path) -> MeshFormat {
+        let extension = path
+            .extension()
+            .map(|e| e.to_string_lossy().to_ascii_lowercase());
+        match extension.as_deref() {
+            Some("dae") => MeshFormat::Collada,
+            Some("obj") => MeshFormat::Obj,
+            _ => MeshFormat::Stl,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            MeshFormat::Stl => "STL",
+            MeshFormat::Collada => "COLLADA",
+            MeshFormat::Obj => "OBJ",
+        }
+    }
+}
+
+/// Reads a file of at most [`MAX_MESH_BYTES`] (the reader `mesh-loader` calls for the mesh
+/// and for an OBJ's material library).
+fn read_capped(path: &Path) -> std::io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?
+        .take(MAX_MESH_BYTES + 1)
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_MESH_BYTES {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("larger than {MAX_MESH_BYTES} bytes"),
+        ));
+    }
+    Ok(bytes)
+}
+
+/// A COLLADA file whose `<up_axis>` is not `Z_UP`: mesh-loader does not rotate it (nor do
+/// we guess), so it is refused rather than read lying on its side.
+fn check_collada_up_axis(bytes: &[u8]) -> std::io::Result<()> {
+    let text = String::from_utf8_lossy(bytes);
+    let axis = text
+        .split_once("<up_axis>")
+        .and_then(|(_, rest)| rest.split_once("</up_axis>"))
+        .map(|(axis, _)| axis.trim());
+    match axis {
+        None | Some("Z_UP") => Ok(()),
+        Some(other) => Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("<up_axis>{other}</up_axis> is not supported (only Z_UP, the URDF convention)"),
+        )),
+    }
+}
+
+/// A binary STL whose 80-byte header begins with `solid` (SolidWorks' exports; Solo-12's
+/// feet) is taken for ASCII by mesh-loader, which then fails. A binary STL is exactly
+/// 84 + 50·n bytes, n the count at byte 80 (an ASCII file has text there, so a count near
+/// 5·10⁸ that its size cannot match); such a file is returned with its header, free text
+/// in a binary STL, zeroed. `None` for any other file.
+fn blank_binary_stl_header(bytes: &[u8]) -> Option<Vec<u8>> {
+    let count: [u8; 4] = bytes.get(80..84)?.try_into().ok()?;
+    let is_binary = bytes.len() as u64 == 84 + 50 * u64::from(u32::from_le_bytes(count));
+    let says_solid = bytes[..80].trim_ascii_start().starts_with(b"solid");
+    (is_binary && says_solid).then(|| {
+        let mut binary = bytes.to_vec();
+        binary[..80].fill(0);
+        binary
+    })
+}
+
+/// Reads the vertices of a mesh file (every mesh of the file, each in the file's frame,
+/// COLLADA node transforms and `<unit>` applied), scaled per axis, in the format of its
+/// extension: `.dae` COLLADA, `.obj` Wavefront OBJ, anything else STL.
 pub fn read_mesh_vertices(
     path: &Path,
     scale: &Vector3<f64>,
 ) -> Result<Vec<Vector3<f64>>, CollisionError> {
-    let is_obj = path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("obj"));
-    if !is_obj {
-        return read_stl_vertices(path, scale);
+    read_vertices(path, MeshFormat::of(path), scale)
+}
+
+/// Reads the vertices of an STL file (binary or ASCII, whatever its extension), scaled per
+/// axis.
+pub fn read_stl_vertices(
+    path: &Path,
+    scale: &Vector3<f64>,
+) -> Result<Vec<Vector3<f64>>, CollisionError> {
+    read_vertices(path, MeshFormat::Stl, scale)
+}
+
+fn read_vertices(
+    path: &Path,
+    format: MeshFormat,
+    scale: &Vector3<f64>,
+) -> Result<Vec<Vector3<f64>>, CollisionError> {
+    let error = |e: std::io::Error| CollisionError::MeshFile {
+        path: path.to_path_buf(),
+        source: std::io::Error::new(e.kind(), format!("{}: {e}", format.name())),
+    };
+    let bytes = read_capped(path).map_err(|source| CollisionError::MeshFile {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let loader = mesh_loader::Loader::with_custom_reader(read_capped);
+    let scene = match format {
+        MeshFormat::Stl => match blank_binary_stl_header(&bytes) {
+            Some(binary) => loader.load_stl_from_slice(&binary, path),
+            None => loader.load_stl_from_slice(&bytes, path),
+        },
+        MeshFormat::Collada => {
+            check_collada_up_axis(&bytes).map_err(error)?;
+            loader.load_collada_from_slice(&bytes, path)
+        }
+        MeshFormat::Obj => loader.load_obj_from_slice(&bytes, path),
     }
-    let (models, _materials) =
-        tobj::load_obj(path, &tobj::LoadOptions::default()).map_err(|e| {
-            CollisionError::MeshFile {
-                path: path.to_path_buf(),
-                source: std::io::Error::new(std::io::ErrorKind::InvalidData, format!("OBJ: {e}")),
-            }
-        })?;
-    Ok(models
+    .map_err(error)?;
+    Ok(scene
+        .meshes
         .iter()
-        .flat_map(|m| m.mesh.positions.chunks_exact(3))
+        .flat_map(|m| &m.vertices)
         .map(|v| {
             Vector3::new(f64::from(v[0]), f64::from(v[1]), f64::from(v[2])).component_mul(scale)
         })
@@ -120,14 +207,14 @@ impl ConvexHull {
         }
     }
 
-    /// Reads a mesh file (STL, or OBJ by its extension) and builds the hull of its
+    /// Reads a mesh file (STL, COLLADA or OBJ by its extension) and builds the hull of its
     /// (scaled) vertices.
     pub fn from_mesh_file(path: &Path, scale: &Vector3<f64>) -> Result<Self, CollisionError> {
         let points = read_mesh_vertices(path, scale)?;
         Self::from_points(&points, &path.display().to_string())
     }
 
-    /// The hull of an STL file's vertices, scaled per axis.
+    /// The hull of an STL file's vertices (whatever its extension), scaled per axis.
     pub fn from_stl(path: &Path, scale: &Vector3<f64>) -> Result<Self, CollisionError> {
         let points = read_stl_vertices(path, scale)?;
         Self::from_points(&points, &path.display().to_string())

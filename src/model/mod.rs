@@ -14,6 +14,7 @@ pub mod robots;
 pub mod srdf;
 pub mod text;
 pub mod urdf;
+pub mod user_robots;
 mod xml;
 
 use std::collections::BTreeMap;
@@ -165,9 +166,44 @@ pub enum ModelError {
         /// The known names.
         known: String,
     },
+    /// A user's robot manifest (`$CONTACTBENCH_ROBOTS`) is malformed, repeats a name or
+    /// shadows a built-in robot.
+    #[error("{file}:{line}:{column}: {field}: {message}")]
+    RobotManifest {
+        /// The user's manifest.
+        file: PathBuf,
+        /// Line (1-based).
+        line: usize,
+        /// Column (1-based).
+        column: usize,
+        /// The field, as a path (`robots[1].name`; `.` for the document).
+        field: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A robot of a user's manifest could not be loaded; the source says why (its URDF,
+    /// SRDF or a mesh).
+    #[error(transparent)]
+    UserRobot(Box<UserRobotError>),
     /// Fetching the robot package failed (no python3/pip, no network, bad checksum...).
     #[error("fetching robots: {0}")]
     Fetch(String),
+}
+
+/// A robot of a user's manifest that could not be loaded: its entry, and the cause as
+/// the source (`{:#}` prints both).
+#[derive(Debug, Error)]
+#[error("{file}:{line}: robot '{name}'")]
+pub struct UserRobotError {
+    /// The user's manifest.
+    pub file: PathBuf,
+    /// Line (1-based) of the robot's entry.
+    pub line: usize,
+    /// The robot.
+    pub name: String,
+    /// What went wrong while loading it.
+    #[source]
+    pub source: ModelError,
 }
 
 /// The root of a URDF model.

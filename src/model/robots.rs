@@ -8,6 +8,10 @@
 //! robots' folders into a temporary directory and renames it into place (a concurrent
 //! fetch that loses the race keeps the winner's copy), and deletes the wheel. The cache is
 //! `<crate root>/robots/cache`, or `$CONTACTBENCH_CACHE`.
+//!
+//! A user adds robots of their own in a YAML file named by `$CONTACTBENCH_ROBOTS`
+//! ([`super::user_robots`]); [`Catalogue`] is the union of both, and [`load_robot`] looks a
+//! name up in it.
 
 use std::fs::File;
 use std::io::{Read, Write};
@@ -19,7 +23,8 @@ use indicatif::ProgressBar;
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
-use super::{Model, ModelError, RootJoint};
+use super::user_robots::{UserManifest, UserRobot, USER_MANIFEST_ENV};
+use super::{Model, ModelError, RootJoint, UserRobotError};
 
 const MANIFEST: &str = include_str!("../../robots/manifest.yaml");
 
@@ -52,8 +57,18 @@ pub struct Manifest {
 pub enum RootKind {
     /// Welded to the world.
     Fixed,
-    /// Free-flyer root joint.
+    /// Free-flyer root joint (`free_flyer` is accepted too, as in scenarios).
+    #[serde(alias = "free_flyer")]
     FreeFlyer,
+}
+
+impl From<RootKind> for RootJoint {
+    fn from(kind: RootKind) -> RootJoint {
+        match kind {
+            RootKind::Fixed => RootJoint::Fixed,
+            RootKind::FreeFlyer => RootJoint::FreeFlyer,
+        }
+    }
 }
 
 /// One robot of the manifest. Paths are relative to the package's `robots/` folder.
@@ -93,7 +108,8 @@ pub fn cache_dir() -> PathBuf {
 }
 
 impl Manifest {
-    /// The robot with the given name.
+    /// The robot with the given name (built-in robots only; [`Catalogue::robot`] looks in
+    /// the user's manifest too).
     pub fn robot(&self, name: &str) -> Result<&RobotEntry, ModelError> {
         self.robots
             .iter()
@@ -320,11 +336,128 @@ impl Manifest {
     }
 }
 
-/// Loads a robot of the manifest by name (`solo12`, `talos`, `allegro`), fetching the
-/// package on first use; its SRDF reference configurations are loaded.
-pub fn load_robot(name: &str) -> Result<Model, ModelError> {
-    let manifest = manifest()?;
-    let entry = manifest.robot(name)?;
+/// The robots known by name: the built-in manifest and, when there is one, the user's.
+#[derive(Debug, Clone)]
+pub struct Catalogue {
+    /// `robots/manifest.yaml`.
+    pub builtin: Manifest,
+    /// The user's manifest, if any.
+    pub user: Option<UserManifest>,
+}
+
+/// A robot found by name.
+#[derive(Debug, Clone, Copy)]
+pub enum NamedRobot<'a> {
+    /// A robot of `robots/manifest.yaml`.
+    Builtin(&'a RobotEntry),
+    /// A robot of the user's manifest.
+    User(&'a UserRobot),
+}
+
+impl Catalogue {
+    /// The built-in manifest and the user's named by `$CONTACTBENCH_ROBOTS`, if set.
+    pub fn from_env() -> Result<Catalogue, ModelError> {
+        Catalogue::with_user(UserManifest::from_env()?)
+    }
+
+    /// The built-in manifest and the user's manifest read from `file`.
+    pub fn with_user_file(file: &Path) -> Result<Catalogue, ModelError> {
+        Catalogue::with_user(Some(UserManifest::load(file)?))
+    }
+
+    /// The built-in manifest and `user`; a user robot named like a built-in one is refused
+    /// (a name must mean one robot in every result), naming the user's file and line.
+    pub fn with_user(user: Option<UserManifest>) -> Result<Catalogue, ModelError> {
+        let builtin = manifest()?;
+        if let Some(user) = &user {
+            for (i, robot) in user.robots.iter().enumerate() {
+                if builtin.robots.iter().any(|b| b.name == robot.name) {
+                    return Err(ModelError::RobotManifest {
+                        file: user.file.clone(),
+                        line: robot.line,
+                        column: robot.column,
+                        field: format!("robots[{i}].name"),
+                        message: format!(
+                            "'{}' is a built-in robot (robots/manifest.yaml); give yours \
+                             another name",
+                            robot.name
+                        ),
+                    });
+                }
+            }
+        }
+        Ok(Catalogue { builtin, user })
+    }
+
+    /// The robot with the given name; an unknown name lists every known one.
+    pub fn robot(&self, name: &str) -> Result<NamedRobot<'_>, ModelError> {
+        if let Some(entry) = self.builtin.robots.iter().find(|r| r.name == name) {
+            return Ok(NamedRobot::Builtin(entry));
+        }
+        if let Some(robot) = self.user.as_ref().and_then(|u| u.robot(name)) {
+            return Ok(NamedRobot::User(robot));
+        }
+        let mut known = self.builtin.names().join(", ");
+        match &self.user {
+            Some(user) => known.push_str(&format!(
+                "; from {}: {}",
+                user.file.display(),
+                user.robots
+                    .iter()
+                    .map(|r| r.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+            None => known.push_str(&format!(
+                "; a URDF path, or your own names in a file named by ${USER_MANIFEST_ENV}"
+            )),
+        }
+        Err(ModelError::UnknownRobot {
+            name: name.to_string(),
+            known,
+        })
+    }
+
+    /// Every name: built-in robots first, then the user's, in file order.
+    pub fn names(&self) -> Vec<&str> {
+        let user = self.user.iter().flat_map(|u| &u.robots);
+        self.builtin
+            .names()
+            .into_iter()
+            .chain(user.map(|r| r.name.as_str()))
+            .collect()
+    }
+
+    /// The URDF file of a named robot (a built-in one's path in the cache, fetched or not).
+    pub fn urdf(&self, name: &str) -> Result<PathBuf, ModelError> {
+        Ok(match self.robot(name)? {
+            NamedRobot::Builtin(entry) => self.builtin.robots_dir().join(&entry.urdf),
+            NamedRobot::User(robot) => robot.urdf.clone(),
+        })
+    }
+
+    /// Loads a named robot: a built-in one is fetched on first use; a user's one is loaded
+    /// from its files, an error naming the user's file and line with the cause as source.
+    pub fn load(&self, name: &str) -> Result<Model, ModelError> {
+        match self.robot(name)? {
+            NamedRobot::Builtin(entry) => load_builtin(&self.builtin, entry),
+            NamedRobot::User(robot) => load_user(robot).map_err(|source| {
+                let file = self
+                    .user
+                    .as_ref()
+                    .map_or_else(PathBuf::new, |u| u.file.clone());
+                ModelError::UserRobot(Box::new(UserRobotError {
+                    file,
+                    line: robot.line,
+                    name: robot.name.clone(),
+                    source,
+                }))
+            }),
+        }
+    }
+}
+
+fn load_builtin(manifest: &Manifest, entry: &RobotEntry) -> Result<Model, ModelError> {
     if !manifest.is_fetched(entry) {
         eprintln!(
             "contactbench: fetching {} {} into {}",
@@ -335,16 +468,34 @@ pub fn load_robot(name: &str) -> Result<Model, ModelError> {
     }
     let robots = manifest.fetch(false)?;
     let share = manifest.package_dir().join("share");
-    let root = match entry.root {
-        RootKind::Fixed => RootJoint::Fixed,
-        RootKind::FreeFlyer => RootJoint::FreeFlyer,
-    };
-    let mut model = Model::from_urdf_with_packages(robots.join(&entry.urdf), root, &[share])?;
+    let mut model =
+        Model::from_urdf_with_packages(robots.join(&entry.urdf), entry.root.into(), &[share])?;
     if let Some(srdf) = &entry.srdf {
         model.load_srdf(robots.join(srdf))?;
     }
     model.name = entry.name.clone();
     Ok(model)
+}
+
+fn load_user(robot: &UserRobot) -> Result<Model, ModelError> {
+    let mut model = load_urdf_robot(
+        &robot.urdf,
+        robot.root.into(),
+        &robot.packages,
+        robot.srdf.as_deref(),
+    )?;
+    if let Some(reference) = &robot.reference {
+        model.reference_configuration(reference)?;
+    }
+    model.name = robot.name.clone();
+    Ok(model)
+}
+
+/// Loads a robot by name: one of `robots/manifest.yaml` (`solo12`, `talos`, `allegro`;
+/// fetched on first use, its SRDF reference configurations loaded) or of the user's
+/// manifest named by `$CONTACTBENCH_ROBOTS`.
+pub fn load_robot(name: &str) -> Result<Model, ModelError> {
+    Catalogue::from_env()?.load(name)
 }
 
 /// Loads a user's robot from its URDF file: `package://` URIs looked up in

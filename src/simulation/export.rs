@@ -141,11 +141,7 @@ pub fn describe(scenario: &Scenario) -> Result<WorldDescription, ExportError> {
     let world = World::build(scenario)?;
     let model = &world.model;
     let urdf = match scenario.robot_source() {
-        Some(RobotSource::Manifest(name)) => {
-            let manifest = robots::manifest()?;
-            let entry = manifest.robot(&name)?;
-            Some(manifest.robots_dir().join(&entry.urdf))
-        }
+        Some(RobotSource::Manifest(name)) => Some(robots::Catalogue::from_env()?.urdf(&name)?),
         Some(RobotSource::Urdf(robot)) => Some(robot.urdf),
         None => None,
     };

@@ -18,6 +18,6 @@ pub mod world;
 pub use factory::{SolverFactory, UserSolver};
 pub use params::StepParameters;
 pub use runner::{simulate, SimulationError};
-pub use scenario::{Scenario, ScenarioError};
+pub use scenario::{RobotError, Scenario, ScenarioError};
 pub use step::{Simulator, StepError, StepMetrics, StepSummary};
 pub use world::World;

@@ -84,6 +84,10 @@ pub enum ScenarioError {
         /// What is wrong.
         message: String,
     },
+    /// The scenario's robot could not be loaded (unknown name, unreadable or invalid URDF,
+    /// SRDF or mesh); the model's error is the source.
+    #[error(transparent)]
+    Robot(Box<RobotError>),
     /// A `--set path=value` override or a `--solver` text does not apply.
     #[error("{assignment}: {message}")]
     Override {
@@ -92,6 +96,24 @@ pub enum ScenarioError {
         /// What is wrong.
         message: String,
     },
+}
+
+/// A scenario's robot that could not be loaded: where the scenario names it, and the
+/// model's error as the source (`{:#}` prints both).
+#[derive(Debug, Error)]
+#[error("{file}:{line}: {field}: cannot load the robot '{robot}'")]
+pub struct RobotError {
+    /// The scenario file.
+    pub file: PathBuf,
+    /// Line (1-based) where the field is written.
+    pub line: usize,
+    /// The field (`world.robot`, or `world.robot_srdf` for an SRDF error).
+    pub field: String,
+    /// The robot as the scenario names it (a name or a URDF path).
+    pub robot: String,
+    /// Why it could not be loaded.
+    #[source]
+    pub source: crate::model::ModelError,
 }
 
 /// A scenario: everything needed to run one experiment with several solvers.
@@ -135,8 +157,9 @@ pub struct Scenario {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WorldSpec {
-    /// A robot of the manifest (`solo12`, `talos`, `allegro`), or the path of a URDF file
-    /// (any name ending in `.urdf`; relative to the scenario file's directory).
+    /// A robot by name (`solo12`, `talos`, `allegro`, or one of the user's manifest named
+    /// by `$CONTACTBENCH_ROBOTS`), or the path of a URDF file (any name ending in `.urdf`;
+    /// relative to the scenario file's directory).
     #[serde(default)]
     pub robot: Option<String>,
     /// For a URDF `robot`: directories where `package://PKG/rest` mesh URIs are looked up
@@ -644,6 +667,24 @@ impl Scenario {
         self.solvers.iter().filter_map(|s| s.spec().ok()).collect()
     }
 
+    /// The error of a robot that could not be loaded, keeping the model's error as its
+    /// source and naming the field at fault (`world.robot_srdf` for an SRDF error).
+    pub fn robot_error(&self, error: crate::model::ModelError) -> ScenarioError {
+        let field = match error {
+            crate::model::ModelError::Srdf { .. } if self.world.robot_srdf.is_some() => {
+                "world.robot_srdf"
+            }
+            _ => "world.robot",
+        };
+        ScenarioError::Robot(Box::new(RobotError {
+            file: self.source.clone(),
+            line: locate(&self.text, field),
+            field: field.to_string(),
+            robot: self.world.robot.clone().unwrap_or_default(),
+            source: error,
+        }))
+    }
+
     /// An error about `field` (a path such as `world.bodies[0].mass`), located in the
     /// scenario's text.
     pub fn invalid(&self, field: &str, message: impl Into<String>) -> ScenarioError {
@@ -689,6 +730,28 @@ impl Scenario {
                 "world.friction".into(),
                 format!("{}: must be finite and >= 0", self.world.friction),
             ));
+        }
+        if let Some(RobotSource::Manifest(name)) = self.robot_source() {
+            let urdf_only = [
+                (
+                    "world.robot_packages",
+                    !self.world.robot_packages.is_empty(),
+                ),
+                ("world.robot_srdf", self.world.robot_srdf.is_some()),
+                (
+                    "world.robot_root",
+                    self.world.robot_root != RobotRoot::Fixed,
+                ),
+            ];
+            if let Some((field, _)) = urdf_only.iter().find(|(_, given)| *given) {
+                return Err(invalid(
+                    (*field).into(),
+                    format!(
+                        "applies to a URDF path only; the robot '{name}' has its packages, \
+                         SRDF and root in its manifest"
+                    ),
+                ));
+            }
         }
         if self.world.robot.is_none() && self.world.bodies.is_empty() {
             return Err(invalid(

@@ -121,10 +121,9 @@ impl World {
     /// that name the scenario's field and its line.
     pub fn build(scenario: &Scenario) -> Result<World, ScenarioError> {
         let robot = match scenario.robot_source() {
-            Some(RobotSource::Manifest(name)) => Some(
-                robots::load_robot(&name)
-                    .map_err(|e| scenario.invalid("world.robot", e.to_string()))?,
-            ),
+            Some(RobotSource::Manifest(name)) => {
+                Some(robots::load_robot(&name).map_err(|e| scenario.robot_error(e))?)
+            }
             Some(RobotSource::Urdf(urdf)) => Some(
                 robots::load_urdf_robot(
                     &urdf.urdf,
@@ -135,7 +134,7 @@ impl World {
                     &urdf.package_dirs,
                     urdf.srdf.as_deref(),
                 )
-                .map_err(|e| scenario.invalid("world.robot", e.to_string()))?,
+                .map_err(|e| scenario.robot_error(e))?,
             ),
             None => None,
         };
