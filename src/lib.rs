@@ -13,7 +13,7 @@
 //! - [`dynamics`]: kinematics, CRBA, RNEA, ABA, Jacobians, energy, Lie-group integration.
 //! - [`collision`]: shapes, GJK (vanilla, Polyak, Nesterov), EPA, broad phase, contacts.
 //! - [`problem`]: the contact problem `(G, g, μ, R)`, friction cones, problem files.
-//! - [`solvers`]: the solver trait and the twelve solvers, one file each.
+//! - [`solvers`]: the solver trait, the solver shell and the twelve solvers, one file each.
 //! - [`simulation`]: time stepping, scenarios, recording, sweeps.
 //! - [`metrics`]: one ruler for every solver (residuals, energy, consistency).
 //! - [`corpus`]: problem files × solvers, judged by one ruler, performance profiles.
@@ -59,9 +59,20 @@
 //! Every runner ([`simulation::simulate`], [`simulation::sweep::sweep`],
 //! [`simulation::batch::run_batch`], the paper's runs) builds its solvers from a
 //! [`simulation::SolverFactory`]: a [`solvers::SolverSpec`], or a
-//! [`simulation::UserSolver`] wrapping a user's own [`solvers::ContactSolver`]
-//! (`examples/user_solver.rs`). A scenario file names its robot (a manifest name or a
-//! URDF path), its bodies, its solvers and its duration (`scenarios/*.yaml`).
+//! [`simulation::UserSolver`] wrapping a user's own [`solvers::ContactSolver`]. A
+//! scenario file names its robot (a manifest name or a URDF path), its bodies, its
+//! solvers and its duration (`scenarios/*.yaml`).
+//!
+//! # A solver of your own
+//!
+//! Every solver is an [`solvers::Algorithm`] (its iteration, parameters and kept state)
+//! in the solver shell [`solvers::Shell`], which owns the name, the model and the
+//! validated settings, checks warm starts, answers problems without contacts and
+//! implements [`solvers::ContactSolver`]. A user's algorithm goes in the same shell, in
+//! any crate, and is then run and judged like the built-in ones: the doc of
+//! [`solvers::ContactSolver`] has a complete example, and `user-solver/` in the
+//! repository is a crate that runs its own solver on a scenario, in a sweep, in a batch
+//! and in the paper's solver comparisons ([`paper::run_paper_with`]).
 #![warn(missing_docs)]
 
 pub mod collision;

@@ -19,16 +19,18 @@ pub mod runs;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 
 use thiserror::Error;
 
 use crate::report::chart::{render, Figure};
 use crate::report::ReportError;
+use crate::simulation::factory::SolverFactory;
 use crate::simulation::output::{Replace, Staging};
 use crate::simulation::recorder::{write_json, RecordError};
 use crate::simulation::{ScenarioError, SimulationError};
-use crate::solvers::SolverError;
+use crate::solvers::{SolverError, SolverId};
 use page::{summary_markdown, Page, SummaryLine};
 
 /// Why an experiment could not be made.
@@ -87,13 +89,17 @@ pub const NOT_REPRODUCED: [(&str, &str); 2] = [
     ),
 ];
 
-/// Where an experiment writes and at which size it runs.
+/// Where an experiment writes, at which size it runs, and the user's solvers it adds to
+/// its compared set.
 #[derive(Debug, Clone)]
 pub struct Context {
     /// The experiment's directory (`OUT/<id>`).
     pub dir: PathBuf,
     /// The CI size: smaller grids, shorter runs.
     pub quick: bool,
+    /// Solvers compared beside the built-in ones ([`run_paper_with`]), by the experiments
+    /// whose [`Experiment::compares_extra_solvers`] is true.
+    pub extra_solvers: Vec<Arc<dyn SolverFactory>>,
 }
 
 impl Context {
@@ -144,6 +150,11 @@ pub trait Experiment: Sync {
     fn title(&self) -> &'static str;
     /// Runs the experiment, writes its data and figures into `ctx.dir`, returns its page.
     fn run(&self, ctx: &Context) -> Result<Page, PaperError>;
+    /// True when the experiment runs [`Context::extra_solvers`] beside its own solvers
+    /// (an experiment that studies named built-in solvers does not).
+    fn compares_extra_solvers(&self) -> bool {
+        false
+    }
 }
 
 /// What to run.
@@ -205,6 +216,21 @@ fn selection(options: &Options) -> Result<Vec<&'static dyn Experiment>, PaperErr
 /// An experiment that fails is reported on the summary and in [`PaperOutcome::errors`];
 /// the others go on.
 pub fn run_paper(out: &Path, options: &Options) -> Result<PaperOutcome, PaperError> {
+    run_paper_with(out, options, &[])
+}
+
+/// [`run_paper`] with a user's solvers added to the compared set of the experiments that
+/// compare solvers ([`Experiment::compares_extra_solvers`]; the others say on their page
+/// that they left them out). Each extra solver runs at the experiment's settings (its
+/// criterion, tolerance and iteration cap, through [`SolverFactory::with_settings`]) under
+/// our protocol, and appears in its tables and figures by its name, which must differ
+/// from the built-in ids and from each other.
+pub fn run_paper_with(
+    out: &Path,
+    options: &Options,
+    extra_solvers: &[Arc<dyn SolverFactory>],
+) -> Result<PaperOutcome, PaperError> {
+    check_extra_names(extra_solvers)?;
     let chosen = selection(options)?;
     let replace = if options.force {
         Replace::Ours
@@ -212,7 +238,7 @@ pub fn run_paper(out: &Path, options: &Options) -> Result<PaperOutcome, PaperErr
         Replace::Never
     };
     let staging = Staging::create(out, replace)?;
-    let lines = write_all(staging.path(), &chosen, options)?;
+    let lines = write_all(staging.path(), &chosen, options, extra_solvers)?;
     let out = staging.publish()?;
     Ok(PaperOutcome {
         summary: out.join("README.md"),
@@ -235,22 +261,62 @@ struct VerdictLine {
     claims: Vec<(String, String)>,
 }
 
+/// Refuses an extra solver named like a built-in one or like another extra: runs and
+/// rows are told apart by name.
+fn check_extra_names(extra_solvers: &[Arc<dyn SolverFactory>]) -> Result<(), PaperError> {
+    for (k, factory) in extra_solvers.iter().enumerate() {
+        let name = factory.name();
+        let taken =
+            name.parse::<SolverId>().is_ok() || extra_solvers[..k].iter().any(|f| f.name() == name);
+        if taken {
+            return Err(SolverError::InvalidSpec {
+                spec: name,
+                message: "an extra solver needs a name of its own (not a built-in id, not \
+                          another extra solver's)"
+                    .into(),
+            }
+            .into());
+        }
+    }
+    Ok(())
+}
+
+/// The note of a page whose experiment left the extra solvers out.
+fn extra_solvers_note(extra_solvers: &[Arc<dyn SolverFactory>]) -> String {
+    let names: Vec<String> = extra_solvers.iter().map(|f| f.name()).collect();
+    format!(
+        "Extra solvers ({}) are not run in this experiment: it studies the paper's named \
+         built-in solvers.",
+        names.join(", ")
+    )
+}
+
 fn write_all(
     dir: &Path,
     chosen: &[&'static dyn Experiment],
     options: &Options,
+    extra_solvers: &[Arc<dyn SolverFactory>],
 ) -> Result<Vec<SummaryLine>, PaperError> {
     let mut lines = Vec::new();
     for experiment in chosen {
+        let compares = experiment.compares_extra_solvers();
         let ctx = Context {
             dir: dir.join(experiment.id()),
             quick: options.quick,
+            extra_solvers: if compares {
+                extra_solvers.to_vec()
+            } else {
+                Vec::new()
+            },
         };
         std::fs::create_dir_all(&ctx.dir).map_err(|e| Context::io(&ctx.dir, e))?;
         let clock = Instant::now();
         eprintln!("paper: {} ({})", experiment.id(), experiment.paper_ref());
         let outcome = match catch_unwind(AssertUnwindSafe(|| experiment.run(&ctx))) {
-            Ok(Ok(page)) => {
+            Ok(Ok(mut page)) => {
+                if !compares && !extra_solvers.is_empty() {
+                    page.notes.push(extra_solvers_note(extra_solvers));
+                }
                 let path = ctx.dir.join("README.md");
                 std::fs::write(&path, page.to_markdown(options.quick))
                     .map_err(|e| Context::io(&path, e))?;

@@ -12,7 +12,7 @@ use crate::simulation::factory::SolverFactory;
 use crate::simulation::recorder::{RunRecord, StepRecord};
 use crate::simulation::runner::drive;
 use crate::simulation::{Scenario, Simulator, World};
-use crate::solvers::{SolverError, SolverSpec};
+use crate::solvers::{SolverError, SolverSettings, SolverSpec};
 
 /// A scenario file of `scenarios/paper/`.
 #[derive(Debug, Clone, Copy)]
@@ -104,6 +104,27 @@ impl Run {
         self.label = label.into();
         self
     }
+}
+
+/// The runs of a user's `extra` solvers on `scenario` ([`super::run_paper_with`]), each
+/// at the experiment's `settings` (criterion, tolerance, iteration cap), under our
+/// protocol, labelled by its name.
+pub fn extra_runs(
+    scenario: &Scenario,
+    extra: &[Arc<dyn SolverFactory>],
+    settings: &SolverSettings,
+) -> Vec<Run> {
+    extra
+        .iter()
+        .map(|factory| {
+            Run::with_solver(
+                scenario.clone(),
+                factory.with_settings(settings.clone()),
+                Protocol::Ours,
+            )
+            .labelled(factory.name())
+        })
+        .collect()
 }
 
 /// Simulates a run to its duration. A step that fails ends the run: the record keeps the

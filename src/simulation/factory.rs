@@ -12,7 +12,7 @@
 //! use contactbench::solvers::{SolverId, SolverSettings, SolverSpec};
 //!
 //! // Any closure from settings to a boxed `ContactSolver` (here a built-in one, to keep
-//! // the example short; `examples/user_solver.rs` defines its own algorithm).
+//! // the example short; the `user-solver` crate of the repository has its own algorithm).
 //! let mine = UserSolver::new("my-pgs", SolverSettings::default(), |settings| {
 //!     SolverSpec { settings, ..SolverSpec::new(SolverId::NcpPgs) }.build()
 //! });

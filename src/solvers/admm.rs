@@ -43,9 +43,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::factor::RegularizedCholesky;
+use super::shell::{Algorithm, Shell, SolveCall};
 use super::support::{
-    all_finite, iterate_status, model_criteria, passes, replace_settings, solve_checked,
-    stopping_status, Criteria,
+    all_finite, iterate_status, model_criteria, passes, stopping_status, Criteria,
 };
 use super::{
     parse_params, ContactModel, ContactSolver, SolveReport, SolveStatus, SolverError, SolverId,
@@ -206,17 +206,20 @@ impl AdmmState {
     }
 }
 
-/// The ADMM solver of the module doc: ncp-admm when `DE_SAXCE` (the de Saxcé shift is
-/// applied and it stops on the NCP criterion), ccp-admm otherwise (no shift, CCP residual).
-/// Use the names [`super::ccp_admm::CcpAdmmSolver`] and [`super::ncp_admm::NcpAdmmSolver`].
+/// The ADMM iteration of the module doc with its parameters and kept state: ncp-admm's
+/// when `DE_SAXCE` (the de Saxcé shift is applied and it stops on the NCP criterion),
+/// ccp-admm's otherwise (no shift, CCP residual).
 #[derive(Debug, Clone)]
-pub struct AdmmSolver<const DE_SAXCE: bool> {
-    settings: SolverSettings,
+pub struct Admm<const DE_SAXCE: bool> {
     params: AdmmParams,
     state: AdmmState,
 }
 
-impl<const DE_SAXCE: bool> AdmmSolver<DE_SAXCE> {
+/// The ADMM solver: [`Admm`] in the solver shell. Use the names
+/// [`super::ccp_admm::CcpAdmmSolver`] and [`super::ncp_admm::NcpAdmmSolver`].
+pub type AdmmSolver<const DE_SAXCE: bool> = Shell<Admm<DE_SAXCE>>;
+
+impl<const DE_SAXCE: bool> Admm<DE_SAXCE> {
     /// The registry id: ncp-admm or ccp-admm.
     const ID: SolverId = if DE_SAXCE {
         SolverId::NcpAdmm
@@ -230,68 +233,48 @@ impl<const DE_SAXCE: bool> AdmmSolver<DE_SAXCE> {
     } else {
         ContactModel::Ccp
     };
+}
 
+impl<const DE_SAXCE: bool> AdmmSolver<DE_SAXCE> {
     /// A solver with the given settings and parameters (checked).
     pub fn new(settings: SolverSettings, params: AdmmParams) -> Result<Self, SolverError> {
-        settings.validate()?;
-        params.validate(Self::ID.as_str())?;
-        Ok(Self {
-            settings,
+        let id = Admm::<DE_SAXCE>::ID;
+        params.validate(id.as_str())?;
+        let admm = Admm {
             params,
             state: AdmmState::default(),
-        })
+        };
+        Shell::wrap(id.as_str(), Admm::<DE_SAXCE>::MODEL, settings, admm)
     }
 
     /// Its parameters.
     pub fn params(&self) -> &AdmmParams {
-        &self.params
+        &self.algorithm().params
     }
 
     /// The ρ the last solve ended with (reused by the next warm-started solve).
     pub fn last_rho(&self) -> Option<f64> {
-        self.state.last_rho()
+        self.algorithm().state.last_rho()
     }
 
     /// Cholesky factorizations of `G + R + ρ̄ I` computed so far (one per ρ change or
     /// new `G`).
     pub fn factorizations(&self) -> usize {
-        self.state.factorizations()
+        self.algorithm().state.factorizations()
     }
 }
 
-impl<const DE_SAXCE: bool> ContactSolver for AdmmSolver<DE_SAXCE> {
-    fn name(&self) -> &str {
-        Self::ID.as_str()
-    }
-
-    fn model(&self) -> ContactModel {
-        Self::MODEL
-    }
-
-    fn settings(&self) -> &SolverSettings {
-        &self.settings
-    }
-
-    fn set_settings(&mut self, settings: SolverSettings) -> Result<(), SolverError> {
-        replace_settings(&mut self.settings, settings)
-    }
-
-    fn solve(
-        &mut self,
-        problem: &ContactProblem,
-        warm_start: Option<&DVector<f64>>,
-    ) -> Result<SolveReport, SolverError> {
-        solve_checked(problem, Self::MODEL, &self.settings, warm_start, |start| {
-            Ok(solve_admm(
-                problem,
-                warm_start,
-                &self.settings,
-                &self.params,
-                &mut self.state,
-                Self::MODEL,
-                start,
-            ))
-        })
+impl<const DE_SAXCE: bool> Algorithm for Admm<DE_SAXCE> {
+    fn solve(&mut self, call: SolveCall<'_>) -> Result<SolveReport, SolverError> {
+        Ok(solve_admm(
+            call.problem,
+            call.warm_start,
+            call.settings,
+            &self.params,
+            &mut self.state,
+            call.model,
+            call.start,
+        ))
     }
 
     fn reset(&mut self) {
@@ -304,7 +287,7 @@ pub(crate) fn build<const DE_SAXCE: bool>(
     settings: SolverSettings,
     params: &Map<String, Value>,
 ) -> Result<Box<dyn ContactSolver>, SolverError> {
-    let id = AdmmSolver::<DE_SAXCE>::ID;
+    let id = Admm::<DE_SAXCE>::ID;
     let params: AdmmParams = parse_params(id.as_str(), params)?;
     Ok(Box::new(AdmmSolver::<DE_SAXCE>::new(settings, params)?))
 }

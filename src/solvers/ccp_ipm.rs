@@ -21,7 +21,8 @@ use serde_json::{Map, Value};
 use super::conic::{
     interior_point_tolerance, remaining_time, solve_conic_qp, unsolved_status, Block, ConicLimits,
 };
-use super::support::{all_finite, model_criteria, passes, replace_settings, solve_checked};
+use super::shell::{Algorithm, Shell, SolveCall};
+use super::support::{all_finite, model_criteria, passes};
 use super::{
     parse_params, ContactModel, ContactSolver, SolveReport, SolveStatus, SolverError, SolverId,
     SolverSettings,
@@ -33,114 +34,90 @@ use crate::problem::ContactProblem;
 #[serde(default, deny_unknown_fields)]
 pub struct CcpIpmParams {}
 
-/// The ccp-ipm solver.
+/// The ccp-ipm algorithm: clarabel on the SOCP of the module doc.
 #[derive(Debug, Clone)]
-pub struct CcpIpmSolver {
-    settings: SolverSettings,
-}
+pub struct CcpIpm;
+
+/// The ccp-ipm solver: [`CcpIpm`] in the solver shell.
+pub type CcpIpmSolver = Shell<CcpIpm>;
 
 impl CcpIpmSolver {
     /// A solver with the given settings (checked).
     pub fn new(settings: SolverSettings) -> Result<Self, SolverError> {
-        settings.validate()?;
-        Ok(Self { settings })
+        let id = SolverId::CcpIpm;
+        Shell::wrap(id.as_str(), id.model(), settings, CcpIpm)
     }
 }
 
-impl CcpIpmSolver {
-    /// Clarabel on the SOCP of the module doc (a problem with contacts).
-    fn interior_point(&self, problem: &ContactProblem, start: Instant) -> SolveReport {
-        let settings = &self.settings;
-        let blocks: Vec<Block> = problem.mu().iter().map(|&mu| Block::IceCream(mu)).collect();
-        let limits = ConicLimits {
-            tolerance: interior_point_tolerance(settings.tolerance()),
-            max_iter: settings.max_iter,
-            time_limit: remaining_time(settings.max_time, start),
-        };
-        let solution = solve_conic_qp(
-            &problem.effective_delassus(),
-            problem.free_velocity(),
-            &blocks,
-            limits,
-        );
-        let (lambda, clarabel_status, iterations) = match solution {
-            Ok(s) if all_finite(&s.x) => {
-                let k = s.iterations as usize;
-                (s.x, unsolved_status(s.status, k), k)
-            }
-            Ok(s) => (
-                DVector::zeros(problem.dim()),
-                Some(SolveStatus::NumericalError {
-                    iteration: s.iterations as usize,
-                    what: format!("clarabel returned non-finite forces ({:?})", s.status),
-                }),
-                s.iterations as usize,
-            ),
-            Err(what) => (
-                DVector::zeros(problem.dim()),
-                Some(SolveStatus::NumericalError { iteration: 0, what }),
-                0,
-            ),
-        };
-        let criteria = model_criteria(
-            ContactModel::Ccp,
-            problem,
-            &lambda,
-            &problem.velocity(&lambda),
-        );
-        let status = clarabel_status.unwrap_or(if passes(&criteria, settings) {
-            SolveStatus::Converged
-        } else {
-            SolveStatus::Stalled {
-                iteration: iterations,
-            }
-        });
-        let history = settings
-            .record_history
-            .then(|| vec![settings.stop.pick(&criteria)]);
-        SolveReport::finish(
-            problem,
-            ContactModel::Ccp,
-            settings,
-            lambda,
-            status,
-            iterations,
-            start,
-            history,
-        )
+impl Algorithm for CcpIpm {
+    fn solve(&mut self, call: SolveCall<'_>) -> Result<SolveReport, SolverError> {
+        Ok(interior_point(call.problem, call.settings, call.start))
     }
 }
 
-impl ContactSolver for CcpIpmSolver {
-    fn name(&self) -> &str {
-        SolverId::CcpIpm.as_str()
-    }
-
-    fn model(&self) -> ContactModel {
-        ContactModel::Ccp
-    }
-
-    fn settings(&self) -> &SolverSettings {
-        &self.settings
-    }
-
-    fn set_settings(&mut self, settings: SolverSettings) -> Result<(), SolverError> {
-        replace_settings(&mut self.settings, settings)
-    }
-
-    fn solve(
-        &mut self,
-        problem: &ContactProblem,
-        warm_start: Option<&DVector<f64>>,
-    ) -> Result<SolveReport, SolverError> {
-        solve_checked(
-            problem,
-            ContactModel::Ccp,
-            &self.settings,
-            warm_start,
-            |start| Ok(self.interior_point(problem, start)),
-        )
-    }
+/// Clarabel on the SOCP of the module doc (a problem with contacts).
+fn interior_point(
+    problem: &ContactProblem,
+    settings: &SolverSettings,
+    start: Instant,
+) -> SolveReport {
+    let blocks: Vec<Block> = problem.mu().iter().map(|&mu| Block::IceCream(mu)).collect();
+    let limits = ConicLimits {
+        tolerance: interior_point_tolerance(settings.tolerance()),
+        max_iter: settings.max_iter,
+        time_limit: remaining_time(settings.max_time, start),
+    };
+    let solution = solve_conic_qp(
+        &problem.effective_delassus(),
+        problem.free_velocity(),
+        &blocks,
+        limits,
+    );
+    let (lambda, clarabel_status, iterations) = match solution {
+        Ok(s) if all_finite(&s.x) => {
+            let k = s.iterations as usize;
+            (s.x, unsolved_status(s.status, k), k)
+        }
+        Ok(s) => (
+            DVector::zeros(problem.dim()),
+            Some(SolveStatus::NumericalError {
+                iteration: s.iterations as usize,
+                what: format!("clarabel returned non-finite forces ({:?})", s.status),
+            }),
+            s.iterations as usize,
+        ),
+        Err(what) => (
+            DVector::zeros(problem.dim()),
+            Some(SolveStatus::NumericalError { iteration: 0, what }),
+            0,
+        ),
+    };
+    let criteria = model_criteria(
+        ContactModel::Ccp,
+        problem,
+        &lambda,
+        &problem.velocity(&lambda),
+    );
+    let status = clarabel_status.unwrap_or(if passes(&criteria, settings) {
+        SolveStatus::Converged
+    } else {
+        SolveStatus::Stalled {
+            iteration: iterations,
+        }
+    });
+    let history = settings
+        .record_history
+        .then(|| vec![settings.stop.pick(&criteria)]);
+    SolveReport::finish(
+        problem,
+        ContactModel::Ccp,
+        settings,
+        lambda,
+        status,
+        iterations,
+        start,
+        history,
+    )
 }
 
 /// Builds the solver; it takes no parameters.

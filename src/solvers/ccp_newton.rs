@@ -33,15 +33,12 @@
 //! `w = Fᵀ λ0`, and is returned at once only if `λ(w)` passes the stopping test. `F` is
 //! kept between solves while `A` is unchanged.
 
-use std::time::Instant;
-
 use nalgebra::{DMatrix, DVector, Matrix3, Vector3};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::support::{
-    iterate_status, model_criteria, relative_step, replace_settings, solve_checked, stopping_status,
-};
+use super::shell::{Algorithm, Shell, SolveCall};
+use super::support::{iterate_status, model_criteria, relative_step, stopping_status};
 use super::{
     parse_params, ContactModel, ContactSolver, SolveReport, SolveStatus, SolverError, SolverId,
     SolverSettings,
@@ -68,37 +65,41 @@ impl Default for CcpNewtonParams {
     }
 }
 
-/// The ccp-newton solver.
+/// The ccp-newton algorithm (module doc), with its parameters and the factor it keeps.
 #[derive(Debug, Clone)]
-pub struct CcpNewtonSolver {
-    settings: SolverSettings,
+pub struct CcpNewton {
     params: CcpNewtonParams,
     /// `(A, F)` of the last solve, `A = F Fᵀ`.
     factor: Option<(DMatrix<f64>, DMatrix<f64>)>,
 }
 
+/// The ccp-newton solver: [`CcpNewton`] in the solver shell.
+pub type CcpNewtonSolver = Shell<CcpNewton>;
+
 impl CcpNewtonSolver {
     /// A solver with the given settings and parameters (checked).
     pub fn new(settings: SolverSettings, params: CcpNewtonParams) -> Result<Self, SolverError> {
-        settings.validate()?;
+        let id = SolverId::CcpNewton;
         if !(params.alpha.is_finite() && params.alpha > 0.0) {
             return Err(SolverError::InvalidParameter {
-                solver: SolverId::CcpNewton.as_str().to_string(),
+                solver: id.as_str().to_string(),
                 message: format!("alpha = {}: must be finite and > 0", params.alpha),
             });
         }
-        Ok(Self {
-            settings,
+        let newton = CcpNewton {
             params,
             factor: None,
-        })
+        };
+        Shell::wrap(id.as_str(), id.model(), settings, newton)
     }
 
     /// The soft compliance `R_soft` this solver adds to `problem` (`3n`).
     pub fn soft_compliance(&self, problem: &ContactProblem) -> DVector<f64> {
-        soft_compliance(&problem.effective_delassus(), self.params.alpha)
+        soft_compliance(&problem.effective_delassus(), self.algorithm().params.alpha)
     }
+}
 
+impl CcpNewton {
     /// `F` with `F Fᵀ = A`, reused while `A` is unchanged.
     fn factor_of(&mut self, a: &DMatrix<f64>) -> DMatrix<f64> {
         if let Some((cached, f)) = &self.factor {
@@ -237,16 +238,12 @@ fn hessian(
     h
 }
 
-impl CcpNewtonSolver {
+impl CcpNewton {
     /// The primal Newton iteration of the module doc (a problem with contacts, warm start
     /// checked).
-    fn newton(
-        &mut self,
-        problem: &ContactProblem,
-        warm_start: Option<&DVector<f64>>,
-        start: Instant,
-    ) -> SolveReport {
-        let settings = self.settings.clone();
+    fn newton(&mut self, call: SolveCall<'_>) -> SolveReport {
+        let (problem, warm_start, settings, start) =
+            (call.problem, call.warm_start, call.settings, call.start);
         let a = problem.effective_delassus();
         let r = soft_compliance(&a, self.params.alpha);
         // The soft problem: what the answer is measured on.
@@ -257,13 +254,12 @@ impl CcpNewtonSolver {
                     iteration: 0,
                     what: format!("soft compliance: {e}"),
                 };
-                return self.report(
-                    problem,
+                return report(
+                    call,
                     problem,
                     DVector::zeros(problem.dim()),
                     status,
                     0,
-                    start,
                     None,
                 );
             }
@@ -276,28 +272,19 @@ impl CcpNewtonSolver {
         let (mut lambda, mut cost) = forces_and_cost(problem, &f, &r, &w);
         let mut history = settings.record_history.then(Vec::new);
         if let Some(failed) = iterate_status(&lambda, 0, "forces") {
-            return self.report(
-                problem,
+            return report(
+                call,
                 &soft,
                 DVector::zeros(problem.dim()),
                 failed,
                 0,
-                start,
                 history,
             );
         }
         let mut criteria =
             model_criteria(ContactModel::Ccp, &soft, &lambda, &soft.velocity(&lambda));
         if settings.stop.pick(&criteria) <= settings.tolerance() {
-            return self.report(
-                problem,
-                &soft,
-                lambda,
-                SolveStatus::Converged,
-                0,
-                start,
-                history,
-            );
+            return report(call, &soft, lambda, SolveStatus::Converged, 0, history);
         }
         let mut status = SolveStatus::MaxIterations;
         let mut iterations = 0;
@@ -350,68 +337,42 @@ impl CcpNewtonSolver {
             if let Some(h) = history.as_mut() {
                 h.push(settings.stop.pick(&criteria));
             }
-            if let Some(stop) = stopping_status(&criteria, w_step, &settings, k, start) {
+            if let Some(stop) = stopping_status(&criteria, w_step, settings, k, start) {
                 status = stop;
                 break;
             }
         }
-        self.report(problem, &soft, lambda, status, iterations, start, history)
-    }
-
-    /// The report of an answer measured on the soft problem, with the velocity of the
-    /// problem itself.
-    #[allow(clippy::too_many_arguments)]
-    fn report(
-        &self,
-        problem: &ContactProblem,
-        soft: &ContactProblem,
-        lambda: DVector<f64>,
-        status: SolveStatus,
-        iterations: usize,
-        start: Instant,
-        history: Option<Vec<f64>>,
-    ) -> SolveReport {
-        let mut report = SolveReport::finish(
-            soft,
-            ContactModel::Ccp,
-            &self.settings,
-            lambda,
-            status,
-            iterations,
-            start,
-            history,
-        );
-        report.velocity = problem.velocity(&report.lambda);
-        report
+        report(call, &soft, lambda, status, iterations, history)
     }
 }
 
-impl ContactSolver for CcpNewtonSolver {
-    fn name(&self) -> &str {
-        SolverId::CcpNewton.as_str()
-    }
+/// The report of an answer measured on the soft problem, with the velocity of the
+/// problem itself.
+fn report(
+    call: SolveCall<'_>,
+    soft: &ContactProblem,
+    lambda: DVector<f64>,
+    status: SolveStatus,
+    iterations: usize,
+    history: Option<Vec<f64>>,
+) -> SolveReport {
+    let mut report = SolveReport::finish(
+        soft,
+        ContactModel::Ccp,
+        call.settings,
+        lambda,
+        status,
+        iterations,
+        call.start,
+        history,
+    );
+    report.velocity = call.problem.velocity(&report.lambda);
+    report
+}
 
-    fn model(&self) -> ContactModel {
-        ContactModel::Ccp
-    }
-
-    fn settings(&self) -> &SolverSettings {
-        &self.settings
-    }
-
-    fn set_settings(&mut self, settings: SolverSettings) -> Result<(), SolverError> {
-        replace_settings(&mut self.settings, settings)
-    }
-
-    fn solve(
-        &mut self,
-        problem: &ContactProblem,
-        warm_start: Option<&DVector<f64>>,
-    ) -> Result<SolveReport, SolverError> {
-        let settings = self.settings.clone();
-        solve_checked(problem, ContactModel::Ccp, &settings, warm_start, |start| {
-            Ok(self.newton(problem, warm_start, start))
-        })
+impl Algorithm for CcpNewton {
+    fn solve(&mut self, call: SolveCall<'_>) -> Result<SolveReport, SolverError> {
+        Ok(self.newton(call))
     }
 
     fn reset(&mut self) {

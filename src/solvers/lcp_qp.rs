@@ -26,18 +26,15 @@
 //! thousandth of the tolerance (within `[1e-12, 1e-8]`), with at most `qp_max_iter`
 //! interior-point iterations.
 
-use std::time::Instant;
-
 use nalgebra::DVector;
 use serde_json::{Map, Value};
 
 use super::conic::{
     interior_point_tolerance, remaining_time, solve_conic_qp, unsolved_status, Block, ConicLimits,
 };
+use super::shell::{Algorithm, Shell, SolveCall};
 use super::stagproj::SubproblemParams;
-use super::support::{
-    iterate_status, model_criteria, relative_step, replace_settings, solve_checked, stopping_status,
-};
+use super::support::{iterate_status, model_criteria, relative_step, stopping_status};
 use super::{
     parse_params, ContactModel, ContactSolver, SolveReport, SolveStatus, SolverError, SolverId,
     SolverSettings,
@@ -45,19 +42,21 @@ use super::{
 use crate::problem::cones::pyramid_correction;
 use crate::problem::{contact_vector, set_contact_vector, ContactProblem};
 
-/// The lcp-qp solver.
+/// The lcp-qp algorithm (module doc), with its parameters.
 #[derive(Debug, Clone)]
-pub struct LcpQpSolver {
-    settings: SolverSettings,
+pub struct LcpQp {
     params: SubproblemParams,
 }
+
+/// The lcp-qp solver: [`LcpQp`] in the solver shell.
+pub type LcpQpSolver = Shell<LcpQp>;
 
 impl LcpQpSolver {
     /// A solver with the given settings and parameters (checked).
     pub fn new(settings: SolverSettings, params: SubproblemParams) -> Result<Self, SolverError> {
-        settings.validate()?;
-        params.validate(SolverId::LcpQp.as_str())?;
-        Ok(Self { settings, params })
+        let id = SolverId::LcpQp;
+        params.validate(id.as_str())?;
+        Shell::wrap(id.as_str(), id.model(), settings, LcpQp { params })
     }
 }
 
@@ -72,16 +71,12 @@ fn shifted_free_velocity(problem: &ContactProblem, c: &DVector<f64>) -> DVector<
     q
 }
 
-impl LcpQpSolver {
+impl LcpQp {
     /// The sequence of pyramid QPs of the module doc (a problem with contacts, warm start
     /// checked).
-    fn qp_sequence(
-        &self,
-        problem: &ContactProblem,
-        warm_start: Option<&DVector<f64>>,
-        start: Instant,
-    ) -> SolveReport {
-        let settings = &self.settings;
+    fn qp_sequence(&self, call: SolveCall<'_>) -> SolveReport {
+        let (problem, warm_start, settings, start) =
+            (call.problem, call.warm_start, call.settings, call.start);
         let delassus = problem.effective_delassus();
         let blocks: Vec<Block> = problem.mu().iter().map(|&mu| Block::Pyramid(mu)).collect();
         let tolerance = interior_point_tolerance(settings.tolerance());
@@ -144,35 +139,9 @@ impl LcpQpSolver {
     }
 }
 
-impl ContactSolver for LcpQpSolver {
-    fn name(&self) -> &str {
-        SolverId::LcpQp.as_str()
-    }
-
-    fn model(&self) -> ContactModel {
-        ContactModel::Lcp
-    }
-
-    fn settings(&self) -> &SolverSettings {
-        &self.settings
-    }
-
-    fn set_settings(&mut self, settings: SolverSettings) -> Result<(), SolverError> {
-        replace_settings(&mut self.settings, settings)
-    }
-
-    fn solve(
-        &mut self,
-        problem: &ContactProblem,
-        warm_start: Option<&DVector<f64>>,
-    ) -> Result<SolveReport, SolverError> {
-        solve_checked(
-            problem,
-            ContactModel::Lcp,
-            &self.settings,
-            warm_start,
-            |start| Ok(self.qp_sequence(problem, warm_start, start)),
-        )
+impl Algorithm for LcpQp {
+    fn solve(&mut self, call: SolveCall<'_>) -> Result<SolveReport, SolverError> {
+        Ok(self.qp_sequence(call))
     }
 }
 

@@ -4,11 +4,17 @@
 //! A solver is configured by [`SolverSettings`] (shared) and its own parameters, solves a
 //! [`ContactProblem`] from an optional warm start, and returns a [`SolveReport`]. A
 //! solver keeps what it can reuse between calls (ρ, a factorization); [`ContactSolver::reset`]
-//! forgets it. A user adds a solver by implementing [`ContactSolver`] in their own crate;
-//! [`solve_checked`] gives it the built-in solvers' warm-start check and empty-problem answer,
-//! and [`support`] the rest of the loop (stopping test, warm-start acceptance, iterate test,
-//! settings validation), so that it is judged like the built-in ones. Settings change only
-//! through [`ContactSolver::set_settings`], which validates them.
+//! forgets it. Settings change only through [`ContactSolver::set_settings`], which
+//! validates them.
+//!
+//! Every solver is an [`Algorithm`] in the solver [`Shell`] ([`shell`]): the shell owns
+//! the name, the model and the validated settings, checks the warm start, answers a
+//! problem without contacts and implements [`ContactSolver`]; a solver file holds its
+//! algorithm and its parameters. A user adds a solver the same way in their own crate
+//! (the example on [`ContactSolver`]; `user-solver/` in the repository), with the loop
+//! helpers of [`support`] (the model's criteria, the stopping test, warm-start acceptance,
+//! the iterate test), so that it is judged like the built-in ones. Implementing
+//! [`ContactSolver`] directly stays possible ([`solve_checked`] is the shell's frame).
 //!
 //! The built-in solvers are one table, [`registry::REGISTRY`] (id, model, constructor,
 //! parameter defaults and docs): parsing, building, `contactbench solvers` and the
@@ -35,9 +41,11 @@ mod per_contact;
 pub mod raisim;
 pub mod raisim_corrected;
 pub mod registry;
+pub mod shell;
 pub mod stagproj;
 pub mod support;
 
+pub use shell::{Algorithm, Shell, SolveCall};
 pub use support::solve_checked;
 
 use std::fmt;
@@ -379,8 +387,90 @@ impl SolveReport {
     }
 }
 
-/// A contact solver. Implement it in any crate to compare a new method with the built-in
-/// ones.
+/// A contact solver: what every runner solves with (`compare`, [`crate::simulation::simulate`],
+/// sweeps, batches, the paper's runs, each through a [`crate::simulation::SolverFactory`]).
+///
+/// Every built-in solver is an [`Algorithm`] in the solver [`Shell`], which implements
+/// this trait (name, model, validated settings, warm-start check, empty problems). A
+/// user's solver is written the same way, in any crate: its iteration, with the loop
+/// helpers of [`support`], and the shell around it. Here a projected gradient on the CCP,
+/// `λ ← proj_K(λ − t ((G + R) λ + g))`, solved and judged by the metrics:
+///
+/// ```
+/// use contactbench::metrics::model_criteria;
+/// use contactbench::problem::{cones, contact_vector, set_contact_vector, ContactProblem};
+/// use contactbench::solvers::support::{iterate_status, relative_step, stopping_status};
+/// use contactbench::solvers::{
+///     Algorithm, ContactModel, ContactSolver, Shell, SolveCall, SolveReport, SolveStatus,
+///     SolverError, SolverSettings,
+/// };
+/// use nalgebra::{DMatrix, DVector};
+///
+/// /// Projected gradient with a fixed step `t`.
+/// struct ProjectedGradient {
+///     step: f64,
+/// }
+///
+/// impl Algorithm for ProjectedGradient {
+///     fn solve(&mut self, call: SolveCall<'_>) -> Result<SolveReport, SolverError> {
+///         let (p, settings) = (call.problem, call.settings);
+///         let mut lambda = call.initial_forces();
+///         for k in 1..=settings.max_iter {
+///             let previous = lambda.clone();
+///             let c = p.velocity(&lambda);
+///             for i in 0..p.num_contacts() {
+///                 let trial = contact_vector(&lambda, i) - contact_vector(&c, i) * self.step;
+///                 let projected = cones::project_ice_cream(p.mu_of(i), &trial);
+///                 set_contact_vector(&mut lambda, i, &projected);
+///             }
+///             // NaN → NumericalError, a runaway iterate → Diverged.
+///             if let Some(status) = iterate_status(&lambda, k, "forces") {
+///                 return Ok(call.finish(previous, status, k, None));
+///             }
+///             // The built-in solvers' stopping test on the model's criteria.
+///             let criteria =
+///                 model_criteria(call.model, p, &lambda, &p.velocity(&lambda));
+///             let moved = relative_step(&lambda, &previous);
+///             if let Some(status) = stopping_status(&criteria, moved, settings, k, call.start) {
+///                 return Ok(call.finish(lambda, status, k, None));
+///             }
+///         }
+///         Ok(call.finish(lambda, SolveStatus::MaxIterations, settings.max_iter, None))
+///     }
+/// }
+///
+/// let mut solver = Shell::wrap(
+///     "projected-gradient",
+///     ContactModel::Ccp,
+///     SolverSettings::default(),
+///     ProjectedGradient { step: 0.5 },
+/// )?;
+/// // One contact pressed into the ground and sliding (G = I, μ = 0.3).
+/// let problem = ContactProblem::new(
+///     DMatrix::identity(3, 3),
+///     DVector::from_vec(vec![0.5, 0.0, -1.0]),
+///     DVector::from_vec(vec![0.3]),
+///     None,
+/// )?;
+/// let report = solver.solve(&problem, None)?;
+/// assert!(report.status.is_converged(), "{}", report.status);
+/// // Judged by the metrics module, as every solver is.
+/// let judged = model_criteria(ContactModel::Ccp, &problem, &report.lambda, &report.velocity);
+/// assert!(judged.relative <= 1e-6);
+/// // Sliding: the force is on the cone's boundary, |λ_T| = μ λ_N.
+/// let (lt, ln) = (report.lambda[0].hypot(report.lambda[1]), report.lambda[2]);
+/// assert!((lt - 0.3 * ln).abs() <= 1e-5 * ln);
+/// // The shell validates settings: an invalid change is refused and the old ones kept.
+/// let bad = SolverSettings { max_iter: 0, ..SolverSettings::default() };
+/// assert!(solver.set_settings(bad).is_err());
+/// assert_eq!(solver.settings().max_iter, 1000);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// To run such a solver in scenarios, sweeps, batches and the paper's experiments, give
+/// the runners a [`crate::simulation::UserSolver`] that builds it. A type may also
+/// implement this trait directly (wrappers do); [`solve_checked`] and
+/// [`support::replace_settings`] are then the shell's frame and settings check.
 pub trait ContactSolver: Send {
     /// The solver's name (`ncp-admm`, or a user's own).
     fn name(&self) -> &str;

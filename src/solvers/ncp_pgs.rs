@@ -36,7 +36,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::per_contact::{
-    inverse_step, normal_then_tangential_step, pgs_solver, ContactRule, PerContactSolver,
+    inverse_step, normal_then_tangential_step, per_contact_solver, pgs_solver, ContactRule,
 };
 use super::{parse_params, ContactModel, ContactSolver, SolverError, SolverId, SolverSettings};
 use crate::problem::cones;
@@ -186,10 +186,6 @@ impl ContactRule for ExactBlockRule {
             cones::project_ice_cream(mu, &(lambda + (answer - lambda) * self.omega))
         }
     }
-
-    fn model(&self) -> ContactModel {
-        ContactModel::Ncp
-    }
 }
 
 /// Builds the solver (parameters: [`NcpPgsParams`]).
@@ -200,7 +196,7 @@ pub fn build(
     let id = SolverId::NcpPgs;
     let params: NcpPgsParams = parse_params(id.as_str(), params)?;
     params.validate()?;
-    Ok(match params.block {
+    match params.block {
         BlockSolve::Diagonal => pgs_solver(id, ContactModel::Ncp, ncp_step, settings),
         BlockSolve::Exact => {
             let rule = ExactBlockRule {
@@ -210,12 +206,7 @@ pub fn build(
                 steps: Vec::new(),
                 inverses: Vec::new(),
             };
-            Box::new(PerContactSolver::new(
-                id.as_str(),
-                ContactModel::Ncp,
-                settings,
-                rule,
-            ))
+            per_contact_solver(id.as_str(), ContactModel::Ncp, settings, rule)
         }
-    })
+    }
 }

@@ -8,9 +8,10 @@
 //! declared, so the reported residual is the one of the returned `λ`.
 //!
 //! Stopping (the shared test of [`super::support`]): after every sweep, the criterion
-//! named by `stop` (relative by default) of the rule's own model, at most its tolerance;
+//! named by `stop` (relative by default) of the solver's model, at most its tolerance;
 //! a relative step `‖λ_{k+1} − λ_k‖ / ‖λ_k‖` at most `eps_step` first is a stall, never
 //! convergence. A non-finite or diverging sweep ends the solve with the last usable `λ`.
+//! A rule runs as a solver in the solver shell ([`super::shell`]) through [`Sweeps`].
 
 use std::time::Instant;
 
@@ -18,9 +19,8 @@ use nalgebra::{DVector, Matrix3, Vector2, Vector3};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::support::{
-    iterate_status, model_criteria, relative_step, replace_settings, solve_checked, stopping_status,
-};
+use super::shell::{Algorithm, Shell, SolveCall};
+use super::support::{iterate_status, model_criteria, relative_step, stopping_status};
 use super::{
     parse_params, ContactModel, ContactSolver, SolveReport, SolveStatus, SolverError, SolverId,
     SolverSettings,
@@ -48,33 +48,33 @@ pub(crate) trait ContactRule {
 
     /// Called after each sweep (RaiSim decays its relaxation factor here).
     fn end_sweep(&mut self) {}
-
-    /// The contact model whose criteria stop the loop.
-    fn model(&self) -> ContactModel;
 }
 
-/// Runs the per-contact Gauss-Seidel loop with `rule` on `problem` from `warm_start`
-/// (zero forces when `None`).
-pub(crate) fn solve_per_contact<R: ContactRule>(
-    rule: &mut R,
-    settings: &SolverSettings,
-    problem: &ContactProblem,
-    warm_start: Option<&DVector<f64>>,
-) -> Result<SolveReport, SolverError> {
-    solve_checked(problem, rule.model(), settings, warm_start, |start| {
-        Ok(sweeps(rule, settings, problem, warm_start, start))
-    })
+/// A per-contact rule as an [`Algorithm`]: the Gauss-Seidel sweeps of the module doc.
+pub(crate) struct Sweeps<R>(pub(crate) R);
+
+impl<R: ContactRule + Send> Algorithm for Sweeps<R> {
+    fn solve(&mut self, call: SolveCall<'_>) -> Result<SolveReport, SolverError> {
+        Ok(sweeps(
+            &mut self.0,
+            call.settings,
+            call.model,
+            call.problem,
+            call.warm_start,
+            call.start,
+        ))
+    }
 }
 
 /// The sweeps of the module doc on a problem with contacts (warm start checked).
 fn sweeps<R: ContactRule>(
     rule: &mut R,
     settings: &SolverSettings,
+    model: ContactModel,
     problem: &ContactProblem,
     warm_start: Option<&DVector<f64>>,
     start: Instant,
 ) -> SolveReport {
-    let model = rule.model();
     let finish = |lambda, status, iterations, history| {
         SolveReport::finish(
             problem, model, settings, lambda, status, iterations, start, history,
@@ -177,11 +177,9 @@ pub(crate) fn normal_then_tangential_step(
 pub(crate) type RelaxedStep =
     fn(f64, &Matrix3<f64>, &Vector3<f64>, &Vector3<f64>, f64) -> Vector3<f64>;
 
-/// The rule of a projected Gauss-Seidel solver: its step with `ω` from the settings, and
-/// the model it stops on.
+/// The rule of a projected Gauss-Seidel solver: its step with `ω` from the settings.
 struct PgsRule {
     step: RelaxedStep,
-    model: ContactModel,
     omega: f64,
 }
 
@@ -201,10 +199,6 @@ impl ContactRule for PgsRule {
     ) -> Vector3<f64> {
         (self.step)(mu, block, lambda, c, self.omega)
     }
-
-    fn model(&self) -> ContactModel {
-        self.model
-    }
 }
 
 /// The projected Gauss-Seidel solvers have no parameters of their own.
@@ -221,7 +215,7 @@ pub(crate) fn build_pgs(
     params: &Map<String, Value>,
 ) -> Result<Box<dyn ContactSolver>, SolverError> {
     let PgsParams {} = parse_params(id.as_str(), params)?;
-    Ok(pgs_solver(id, model, step, settings))
+    pgs_solver(id, model, step, settings)
 }
 
 /// The projected Gauss-Seidel solver `id` of `model` with its relaxed step.
@@ -230,64 +224,22 @@ pub(crate) fn pgs_solver(
     model: ContactModel,
     step: RelaxedStep,
     settings: SolverSettings,
-) -> Box<dyn ContactSolver> {
+) -> Result<Box<dyn ContactSolver>, SolverError> {
     let rule = PgsRule {
         step,
-        model,
         omega: settings.over_relaxation,
     };
-    Box::new(PerContactSolver::new(id.as_str(), model, settings, rule))
+    per_contact_solver(id.as_str(), model, settings, rule)
 }
 
-/// A built-in per-contact solver: a name, a model, settings and a [`ContactRule`].
-pub(crate) struct PerContactSolver<R> {
+/// The per-contact solver `name` of `model`: `rule`'s sweeps in the solver shell.
+pub(crate) fn per_contact_solver<R: ContactRule + Send + 'static>(
     name: &'static str,
     model: ContactModel,
     settings: SolverSettings,
     rule: R,
-}
-
-impl<R> PerContactSolver<R> {
-    /// Wraps a rule.
-    pub(crate) fn new(
-        name: &'static str,
-        model: ContactModel,
-        settings: SolverSettings,
-        rule: R,
-    ) -> Self {
-        Self {
-            name,
-            model,
-            settings,
-            rule,
-        }
-    }
-}
-
-impl<R: ContactRule + Send> ContactSolver for PerContactSolver<R> {
-    fn name(&self) -> &str {
-        self.name
-    }
-
-    fn model(&self) -> ContactModel {
-        self.model
-    }
-
-    fn settings(&self) -> &SolverSettings {
-        &self.settings
-    }
-
-    fn set_settings(&mut self, settings: SolverSettings) -> Result<(), SolverError> {
-        replace_settings(&mut self.settings, settings)
-    }
-
-    fn solve(
-        &mut self,
-        problem: &ContactProblem,
-        warm_start: Option<&DVector<f64>>,
-    ) -> Result<SolveReport, SolverError> {
-        solve_per_contact(&mut self.rule, &self.settings, problem, warm_start)
-    }
+) -> Result<Box<dyn ContactSolver>, SolverError> {
+    Ok(Shell::wrap(name, model, settings, Sweeps(rule))?.boxed())
 }
 
 #[cfg(test)]
@@ -321,9 +273,6 @@ mod tests {
         fn end_sweep(&mut self) {
             self.sweeps += 1;
         }
-        fn model(&self) -> ContactModel {
-            ContactModel::Ccp
-        }
     }
 
     #[test]
@@ -332,13 +281,13 @@ mod tests {
         let Ok(p) = single_contact(0.5, Matrix3::identity(), Vector3::new(0.0, 0.0, -2.0)) else {
             panic!("valid problem");
         };
-        let report = solve_per_contact(
-            &mut Exploding { sweeps: 0 },
-            &SolverSettings::default(),
-            &p,
-            None,
+        let solver = Shell::wrap(
+            "exploding",
+            ContactModel::Ccp,
+            SolverSettings::default(),
+            Sweeps(Exploding { sweeps: 0 }),
         );
-        let Ok(report) = report else {
+        let Ok(report) = solver.and_then(|mut s| s.solve(&p, None)) else {
             panic!("the solve runs");
         };
         assert!(matches!(

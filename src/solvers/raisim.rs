@@ -25,7 +25,7 @@ use nalgebra::{Matrix3, Vector3};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::per_contact::{ContactRule, PerContactSolver};
+use super::per_contact::{per_contact_solver, ContactRule};
 use super::{parse_params, ContactModel, ContactSolver, SolverError, SolverSettings};
 use crate::problem::cones;
 
@@ -163,14 +163,6 @@ impl ContactRule for RaisimRule {
         self.alpha =
             self.params.gamma * self.alpha + (1.0 - self.params.gamma) * self.params.alpha_min;
     }
-
-    fn model(&self) -> ContactModel {
-        if self.corrected {
-            ContactModel::Ncp
-        } else {
-            ContactModel::Raisim
-        }
-    }
 }
 
 /// The sliding sub-problem (20): minimize `½ λᵀ G λ + bᵀ λ` over the curve
@@ -274,7 +266,7 @@ pub(crate) fn build_variant(
         corrected,
         inverse_blocks: Vec::new(),
     };
-    Ok(Box::new(PerContactSolver::new(name, model, settings, rule)))
+    per_contact_solver(name, model, settings, rule)
 }
 
 /// Builds the solver.

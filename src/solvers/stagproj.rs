@@ -30,9 +30,8 @@ use super::conic::{
     interior_point_tolerance, remaining_time, solve_conic_qp, unsolved_status, Block, ConicLimits,
     ConicSolution,
 };
-use super::support::{
-    iterate_status, model_criteria, relative_step, replace_settings, solve_checked, stopping_status,
-};
+use super::shell::{Algorithm, Shell, SolveCall};
+use super::support::{iterate_status, model_criteria, relative_step, stopping_status};
 use super::{
     parse_params, ContactModel, ContactSolver, SolveReport, SolveStatus, SolverError, SolverId,
     SolverSettings,
@@ -94,14 +93,17 @@ impl FrictionSet {
     }
 }
 
-/// The staggered-projections solver of the module doc: ncp-stagproj on
-/// [`FrictionSet::Disk`], lcp-stagproj on [`FrictionSet::Square`].
+/// The staggered projections of the module doc on a friction set, with their
+/// parameters.
 #[derive(Debug, Clone)]
-pub struct StagprojSolver {
+pub struct Stagproj {
     friction: FrictionSet,
-    settings: SolverSettings,
     params: SubproblemParams,
 }
+
+/// The staggered-projections solver: ncp-stagproj on [`FrictionSet::Disk`],
+/// lcp-stagproj on [`FrictionSet::Square`]; [`Stagproj`] in the solver shell.
+pub type StagprojSolver = Shell<Stagproj>;
 
 impl StagprojSolver {
     /// A solver on the given friction set with the given settings and parameters
@@ -111,54 +113,27 @@ impl StagprojSolver {
         settings: SolverSettings,
         params: SubproblemParams,
     ) -> Result<Self, SolverError> {
-        settings.validate()?;
-        params.validate(friction.id().as_str())?;
-        Ok(Self {
-            friction,
+        let id = friction.id();
+        params.validate(id.as_str())?;
+        Shell::wrap(
+            id.as_str(),
+            friction.model(),
             settings,
-            params,
-        })
+            Stagproj { friction, params },
+        )
     }
 }
 
-impl ContactSolver for StagprojSolver {
-    fn name(&self) -> &str {
-        self.friction.id().as_str()
-    }
-
-    fn model(&self) -> ContactModel {
-        self.friction.model()
-    }
-
-    fn settings(&self) -> &SolverSettings {
-        &self.settings
-    }
-
-    fn set_settings(&mut self, settings: SolverSettings) -> Result<(), SolverError> {
-        replace_settings(&mut self.settings, settings)
-    }
-
-    fn solve(
-        &mut self,
-        problem: &ContactProblem,
-        warm_start: Option<&DVector<f64>>,
-    ) -> Result<SolveReport, SolverError> {
-        solve_checked(
-            problem,
-            self.friction.model(),
-            &self.settings,
-            warm_start,
-            |start| {
-                Ok(solve_staggered(
-                    problem,
-                    warm_start,
-                    &self.settings,
-                    &self.params,
-                    self.friction,
-                    start,
-                ))
-            },
-        )
+impl Algorithm for Stagproj {
+    fn solve(&mut self, call: SolveCall<'_>) -> Result<SolveReport, SolverError> {
+        Ok(solve_staggered(
+            call.problem,
+            call.warm_start,
+            call.settings,
+            &self.params,
+            self.friction,
+            call.start,
+        ))
     }
 }
 

@@ -6,7 +6,9 @@ use crate::paper::claims::{num, Claim, Comparison};
 use crate::paper::names::{CRITERION, PENETRATION_VELOCITY};
 use crate::paper::page::Page;
 use crate::paper::protocol::Protocol;
-use crate::paper::runs::{complete, metric_series, simulate_all, unconverged, Run, CUBE_STACK};
+use crate::paper::runs::{
+    complete, extra_runs, metric_series, simulate_all, unconverged, Run, CUBE_STACK,
+};
 use crate::paper::{Context, Experiment, PaperError};
 use crate::report::axis::Scale;
 use crate::report::chart::{Curve, Figure, LineChart, Panel};
@@ -73,8 +75,18 @@ impl Experiment for Fig12 {
         "Ill-conditioned contacts: a heavy cube on a light one"
     }
 
+    fn compares_extra_solvers(&self) -> bool {
+        true
+    }
+
     fn run(&self, ctx: &Context) -> Result<Page, PaperError> {
         let ids: Vec<SolverId> = ADMM.iter().chain(&PER_CONTACT).copied().collect();
+        // The compared set: the built-in solvers, then the user's extra ones.
+        let names: Vec<String> = ids
+            .iter()
+            .map(|id| id.to_string())
+            .chain(ctx.extra_solvers.iter().map(|f| f.name()))
+            .collect();
         let mut runs = Vec::new();
         for ratio in RATIOS {
             let scenario = CUBE_STACK.load(&[
@@ -93,20 +105,28 @@ impl Experiment for Fig12 {
                 };
                 runs.push(Run::new(scenario.clone(), spec, protocol).labelled(id.to_string()));
             }
+            // Every solver of the scenario has the same settings: the extra ones get them.
+            if let Some(spec) = specs.first() {
+                runs.extend(extra_runs(&scenario, &ctx.extra_solvers, &spec.settings));
+            }
         }
         let records: Vec<RunRecord> = simulate_all(&runs, false)
             .into_iter()
             .map(|r| r.and_then(complete))
             .collect::<Result<_, _>>()?;
-        let of = |ratio: f64, id: SolverId| {
+        let of = |ratio: f64, name: &str| {
             RATIOS
                 .iter()
                 .position(|r| *r == ratio)
-                .and_then(|k| records.get(k * ids.len() + ids.iter().position(|x| *x == id)?))
+                .and_then(|k| records.get(k * names.len() + names.iter().position(|x| x == name)?))
         };
-        let value = |ratio, id, f: &dyn Fn(&RunRecord) -> f64| of(ratio, id).map_or(f64::NAN, f);
-        let criterion = |ratio, id| value(ratio, id, &|r| median_metric(r, CRITERION));
-        let steps = |ratio, id| value(ratio, id, &|r| (r.steps.len().max(1) - 1) as f64);
+        let value = |ratio: f64, name: &str, f: &dyn Fn(&RunRecord) -> f64| {
+            of(ratio, name).map_or(f64::NAN, f)
+        };
+        let criterion =
+            |ratio: f64, name: &str| value(ratio, name, &|r| median_metric(r, CRITERION));
+        let steps =
+            |ratio: f64, name: &str| value(ratio, name, &|r| (r.steps.len().max(1) - 1) as f64);
 
         let mut page = Page {
             id: self.id().into(),
@@ -120,21 +140,27 @@ impl Experiment for Fig12 {
             "Every solver: eps_abs = 1e-12, at most 100 iterations (2cubes.py's settings), warm started from the previous step's λ. The ADMMs restart their ρ at every solve, as ContactBench does (with ρ kept between steps our ncp-admm diverges after a step that ends at the cap: a solver issue, reported to the solvers' owner).".into(),
             format!("Accuracy: the median over the steps of `{CRITERION}` (absolute, N·s and m/s; it grows with the masses) and of `{PENETRATION_VELOCITY}` (m/s, comparable across ratios); the heavy cube's sinking over the 0.1 s (m)."),
         ];
+        if !ctx.extra_solvers.is_empty() {
+            page.setup.push(format!(
+                "Extra solvers (the user's): {}, at the same settings (eps_abs = 1e-12, at most 100 iterations), warm started, state kept between steps (our protocol).",
+                names[ids.len()..].join(", ")
+            ));
+        }
         let mut table = Vec::new();
         for ratio in RATIOS {
-            for id in &ids {
+            for name in &names {
                 table.push(vec![
                     format!("{ratio:e}"),
-                    id.to_string(),
-                    num(criterion(ratio, *id)),
-                    num(value(ratio, *id, &|r| {
+                    name.clone(),
+                    num(criterion(ratio, name)),
+                    num(value(ratio, name, &|r| {
                         median_metric(r, PENETRATION_VELOCITY)
                     })),
-                    num(value(ratio, *id, &final_sink)),
+                    num(value(ratio, name, &final_sink)),
                     format!(
                         "{} / {}",
-                        value(ratio, *id, &|r| unconverged(r) as f64),
-                        steps(ratio, *id)
+                        value(ratio, name, &|r| unconverged(r) as f64),
+                        steps(ratio, name)
                     ),
                 ]);
             }
@@ -151,7 +177,7 @@ impl Experiment for Fig12 {
         page.tables
             .push(("Every run".into(), markdown_table(&header, &table)));
 
-        let admm = criterion(1e6, SolverId::NcpAdmm);
+        let admm = criterion(1e6, SolverId::NcpAdmm.as_str());
         for id in PER_CONTACT {
             page.comparisons.push(Comparison::qualitative(
                 format!(
@@ -159,7 +185,7 @@ impl Experiment for Fig12 {
                     paper_name(id)
                 ),
                 "figure only: per-contact solvers fail",
-                Some(criterion(1e6, id) / admm),
+                Some(criterion(1e6, id.as_str()) / admm),
             ));
         }
         page.claims.push(Claim::all(
@@ -170,13 +196,13 @@ impl Experiment for Fig12 {
                     [
                         Claim::ratio_at_least(
                             "",
-                            (&format!("unconverged({})", paper_name(*id)), value(1e6, *id, &|r| unconverged(r) as f64)),
-                            ("steps", steps(1e6, *id)),
+                            (&format!("unconverged({})", paper_name(*id)), value(1e6, id.as_str(), &|r| unconverged(r) as f64)),
+                            ("steps", steps(1e6, id.as_str())),
                             0.5,
                         ),
                         Claim::ratio_at_least(
                             "",
-                            (&format!("crit({})", paper_name(*id)), criterion(1e6, *id)),
+                            (&format!("crit({})", paper_name(*id)), criterion(1e6, id.as_str())),
                             ("crit(NCP/ADMM)", admm),
                             100.0,
                         ),
@@ -191,14 +217,14 @@ impl Experiment for Fig12 {
                     Claim::at_most(
                         "",
                         &format!("sink({}) (m)", paper_name(*id)),
-                        value(1e6, *id, &final_sink),
+                        value(1e6, id.as_str(), &final_sink),
                         1e-3,
                     )
                 })
                 .collect(),
         ));
         let pen = |ratio| {
-            value(ratio, SolverId::NcpPgs, &|r| {
+            value(ratio, SolverId::NcpPgs.as_str(), &|r| {
                 median_metric(r, PENETRATION_VELOCITY)
             })
         };
@@ -215,8 +241,8 @@ impl Experiment for Fig12 {
                 .map(|r| {
                     Claim::ratio_at_most(
                         "",
-                        (&format!("crit(NCP/ADMM, {r:e})"), criterion(*r, SolverId::NcpAdmm)),
-                        (&format!("crit(NCP/PGS, {r:e})"), criterion(*r, SolverId::NcpPgs)),
+                        (&format!("crit(NCP/ADMM, {r:e})"), criterion(*r, SolverId::NcpAdmm.as_str())),
+                        (&format!("crit(NCP/PGS, {r:e})"), criterion(*r, SolverId::NcpPgs.as_str())),
                         1.0,
                     )
                 })
@@ -230,9 +256,9 @@ impl Experiment for Fig12 {
                     x_label: "time (s)".into(),
                     y_label: y.into(),
                     y_scale: scale,
-                    curves: ids
+                    curves: names
                         .iter()
-                        .filter_map(|id| of(1e6, *id).map(|r| Curve::new(id.to_string(), f(r))))
+                        .filter_map(|name| of(1e6, name).map(|r| Curve::new(name.clone(), f(r))))
                         .collect(),
                     ..Default::default()
                 })
@@ -244,12 +270,12 @@ impl Experiment for Fig12 {
                 y_label: y.into(),
                 x_scale: Scale::Log,
                 y_scale: Scale::Log,
-                curves: ids
+                curves: names
                     .iter()
-                    .map(|id| {
+                    .map(|name| {
                         Curve::new(
-                            id.to_string(),
-                            RATIOS.iter().map(|r| (*r, value(*r, *id, f))).collect(),
+                            name.clone(),
+                            RATIOS.iter().map(|r| (*r, value(*r, name, f))).collect(),
                         )
                         .marked()
                     })

@@ -6,16 +6,16 @@ use crate::paper::claims::{num, Claim, Comparison};
 use crate::paper::page::Page;
 use crate::paper::protocol::Protocol;
 use crate::paper::runs::{
-    complete, simulate_all, solved_steps, unconverged, PaperScenario, Run, ALLEGRO_BALL, SOLO_PUSH,
-    TALOS_PUSH,
+    complete, extra_runs, simulate_all, solved_steps, unconverged, PaperScenario, Run,
+    ALLEGRO_BALL, SOLO_PUSH, TALOS_PUSH,
 };
 use crate::paper::{Context, Experiment, PaperError};
 use crate::report::axis::Scale;
 use crate::report::chart::{BoxChart, BoxGroup, BoxSpec, Figure, Panel};
-use crate::report::style::solver_style;
+use crate::report::style::label_style;
 use crate::report::tables::markdown_table;
 use crate::simulation::recorder::RunRecord;
-use crate::solvers::{Criterion, SolverId, SolverSpec};
+use crate::solvers::{Criterion, SolverId, SolverSettings, SolverSpec};
 use plotters::style::RGBColor;
 
 /// Fig. 16.
@@ -129,7 +129,24 @@ impl Experiment for Fig16 {
         "Solver timings on robots, cold and warm started"
     }
 
+    fn compares_extra_solvers(&self) -> bool {
+        true
+    }
+
     fn run(&self, ctx: &Context) -> Result<Page, PaperError> {
+        // The compared set: the built-in solvers, then the user's extra ones.
+        let names: Vec<String> = SOLVERS
+            .iter()
+            .map(|id| id.to_string())
+            .chain(ctx.extra_solvers.iter().map(|f| f.name()))
+            .collect();
+        let settings = SolverSettings {
+            stop: Criterion::Absolute,
+            eps_abs: EPS_ABS,
+            eps_step: 0.0,
+            max_iter: MAX_ITER,
+            ..SolverSettings::default()
+        };
         let mut runs = Vec::new();
         for robot in &ROBOTS {
             let duration = if ctx.quick { 0.2 } else { robot.duration };
@@ -138,16 +155,20 @@ impl Experiment for Fig16 {
                     format!("simulation.duration={duration}"),
                     format!("simulation.warm_start={warm}"),
                 ])?;
+                let start = if warm { "warm" } else { "cold" };
                 for id in SOLVERS {
-                    let mut spec = SolverSpec::new(id);
-                    spec.settings.stop = Criterion::Absolute;
-                    spec.settings.eps_abs = EPS_ABS;
-                    spec.settings.eps_step = 0.0;
-                    spec.settings.max_iter = MAX_ITER;
+                    let spec = SolverSpec {
+                        settings: settings.clone(),
+                        ..SolverSpec::new(id)
+                    };
                     runs.push(
                         Run::new(scenario.clone(), spec, Protocol::Ours)
-                            .labelled(format!("{id} {}", if warm { "warm" } else { "cold" })),
+                            .labelled(format!("{id} {start}")),
                     );
+                }
+                for run in extra_runs(&scenario, &ctx.extra_solvers, &settings) {
+                    let label = format!("{} {start}", run.label);
+                    runs.push(run.labelled(label));
                 }
             }
         }
@@ -156,12 +177,14 @@ impl Experiment for Fig16 {
             .into_iter()
             .map(|r| r.and_then(complete))
             .collect::<Result<_, _>>()?;
-        let of = |robot: usize, warm: bool, id: SolverId| {
-            let k = (robot * 2 + usize::from(warm)) * SOLVERS.len()
-                + SOLVERS.iter().position(|x| *x == id)?;
+        let of = |robot: usize, warm: bool, name: &str| {
+            let k = (robot * 2 + usize::from(warm)) * names.len()
+                + names.iter().position(|x| x == name)?;
             records.get(k)
         };
-        let med = |robot, warm, id| of(robot, warm, id).map_or(f64::NAN, |r| median(times_us(r)));
+        let med = |robot: usize, warm: bool, name: &str| {
+            of(robot, warm, name).map_or(f64::NAN, |r| median(times_us(r)))
+        };
 
         let mut page = Page {
             id: self.id().into(),
@@ -174,6 +197,12 @@ impl Experiment for Fig16 {
             "Cold: every step from λ = 0, the solver's kept state (ρ, factorization) reset. Warm: the previous step's λ of each contact still present, and the solver's state kept. The same scenario is simulated once per mode, so the trajectories may differ slightly.".into(),
             "Time: wall time around one `solve` call per step with contacts (one measurement per step; ContactBench re-solves each problem 10 times and keeps the mean of the 8 fastest); runs one after the other on a machine shared with other jobs: compare ratios within a robot, not absolute values.".into(),
         ];
+        if !ctx.extra_solvers.is_empty() {
+            page.setup.push(format!(
+                "Extra solvers (the user's): {}, at the same settings, cold and warm as the others.",
+                names[SOLVERS.len()..].join(", ")
+            ));
+        }
         for robot in &ROBOTS {
             page.setup.push(format!(
                 "{}: `{}`, {} s{}. ContactBench: {}.",
@@ -187,16 +216,16 @@ impl Experiment for Fig16 {
 
         let mut table = Vec::new();
         for (k, robot) in ROBOTS.iter().enumerate() {
-            for id in SOLVERS {
+            for name in &names {
                 let row = |warm| {
-                    of(k, warm, id).map_or((f64::NAN, f64::NAN, 0), |r| {
+                    of(k, warm, name).map_or((f64::NAN, f64::NAN, 0), |r| {
                         (median(times_us(r)), mean_iterations(r), unconverged(r))
                     })
                 };
                 let (cold, warm) = (row(false), row(true));
                 table.push(vec![
                     robot.name.into(),
-                    id.to_string(),
+                    name.clone(),
                     num(cold.0),
                     num(warm.0),
                     num(warm.0 / cold.0),
@@ -223,13 +252,13 @@ impl Experiment for Fig16 {
         ));
         let mut samples = Vec::new();
         for (k, robot) in ROBOTS.iter().enumerate() {
-            for id in SOLVERS {
+            for name in &names {
                 for warm in [false, true] {
-                    if let Some(r) = of(k, warm, id) {
+                    if let Some(r) = of(k, warm, name) {
                         for t in times_us(r) {
                             samples.push(vec![
                                 robot.name.to_string(),
-                                id.to_string(),
+                                name.clone(),
                                 if warm { "warm" } else { "cold" }.to_string(),
                                 format!("{t}"),
                             ]);
@@ -245,8 +274,9 @@ impl Experiment for Fig16 {
         )?);
 
         for (k, robot) in ROBOTS.iter().enumerate() {
-            let cold_ratio = med(k, false, SolverId::NcpAdmm) / med(k, false, SolverId::NcpPgs);
-            let warm_ratio = med(k, true, SolverId::NcpAdmm) / med(k, true, SolverId::NcpPgs);
+            let (admm, pgs) = (SolverId::NcpAdmm.as_str(), SolverId::NcpPgs.as_str());
+            let cold_ratio = med(k, false, admm) / med(k, false, pgs);
+            let warm_ratio = med(k, true, admm) / med(k, true, pgs);
             page.comparisons.push(Comparison::qualitative(
                 format!("{}: NCP/ADMM ÷ NCP/PGS median time, cold", robot.name),
                 "figure only: > 1",
@@ -259,8 +289,8 @@ impl Experiment for Fig16 {
             ));
             page.claims.push(Claim::ratio_at_least(
                 &format!("\"When the contact solvers are cold started, ... ADMM [is] less efficient than the PGS solvers and their cheap per-contact iterations\" ({})", robot.name),
-                ("median NCP/ADMM cold", med(k, false, SolverId::NcpAdmm)),
-                ("median NCP/PGS cold", med(k, false, SolverId::NcpPgs)),
+                ("median NCP/ADMM cold", med(k, false, admm)),
+                ("median NCP/PGS cold", med(k, false, pgs)),
                 1.0,
             ));
             page.claims.push(Claim::at_most(
@@ -276,8 +306,8 @@ impl Experiment for Fig16 {
                     .map(|id| {
                         Claim::ratio_at_most(
                             "",
-                            (&format!("warm({})", paper_name(*id)), med(k, true, *id)),
-                            (&format!("cold({})", paper_name(*id)), med(k, false, *id)),
+                            (&format!("warm({})", paper_name(*id)), med(k, true, id.as_str())),
+                            (&format!("cold({})", paper_name(*id)), med(k, false, id.as_str())),
                             1.0,
                         )
                     })
@@ -287,7 +317,7 @@ impl Experiment for Fig16 {
 
         // Are the trajectories what they should be? (not a claim of the paper)
         for (k, robot) in ROBOTS.iter().enumerate() {
-            let Some(r) = of(k, true, SolverId::NcpAdmm) else {
+            let Some(r) = of(k, true, SolverId::NcpAdmm.as_str()) else {
                 continue;
             };
             match robot.name {
@@ -323,15 +353,15 @@ impl Experiment for Fig16 {
                     title: robot.name.into(),
                     y_label: "solve time per step (µs)".into(),
                     y_scale: Scale::Log,
-                    groups: SOLVERS
+                    groups: names
                         .iter()
-                        .map(|id| BoxGroup {
-                            label: id.to_string(),
+                        .map(|name| BoxGroup {
+                            label: name.clone(),
                             boxes: [false, true]
                                 .iter()
                                 .map(|warm| BoxSpec {
-                                    samples: of(k, *warm, *id).map(times_us).unwrap_or_default(),
-                                    color: solver_style(*id).color,
+                                    samples: of(k, *warm, name).map(times_us).unwrap_or_default(),
+                                    color: label_style(name).color,
                                     filled: *warm,
                                 })
                                 .collect(),

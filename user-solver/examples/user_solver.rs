@@ -3,15 +3,12 @@
 //! built-in solver) whose results directory gets the usual report.
 //!
 //! The solver (`JacobiNcp`, a damped projected Jacobi method on the NCP) is defined in
-//! `examples/support/jacobi_ncp.rs`, outside the library; what makes it runnable
-//! everywhere is a [`UserSolver`]: a name, settings, and a closure building a fresh
-//! solver from settings.
+//! this crate (`user-solver/src/lib.rs`), outside the library; what makes it runnable
+//! everywhere is a [`UserSolver`] (`user_solver::factory`): a name, settings, and a
+//! closure building a fresh solver from settings.
 //!
-//! Run with `cargo run --release --example user_solver [RESULTS_DIR]` (the robots must be
-//! in the cache: `contactbench robots fetch`, or `CONTACTBENCH_CACHE`).
-
-#[path = "support/jacobi_ncp.rs"]
-mod jacobi_ncp;
+//! Run with `cargo run --release -p user-solver --example user_solver [RESULTS_DIR]` (the
+//! robots must be in the cache: `contactbench robots fetch`, or `CONTACTBENCH_CACHE`).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -23,7 +20,6 @@ use contactbench::simulation::runner::simulate_into;
 use contactbench::simulation::sweep::{sweep, SweepKind};
 use contactbench::simulation::{simulate, Scenario, SolverFactory, UserSolver};
 use contactbench::solvers::{SolverId, SolverSettings, SolverSpec};
-use jacobi_ncp::JacobiNcp;
 
 /// The user's solver as a factory: every run gets a fresh `JacobiNcp` at the settings
 /// the runner asks for (the tolerance sweep changes them).
@@ -33,17 +29,12 @@ fn jacobi() -> UserSolver {
         max_iter: 500,
         ..SolverSettings::default()
     };
-    UserSolver::new("jacobi-ncp", settings, |settings| {
-        Ok(Box::new(JacobiNcp {
-            settings,
-            damping: 0.3,
-        }))
-    })
+    user_solver::factory(settings, 0.3)
 }
 
 fn scenario(file: &str, duration: f64) -> anyhow::Result<Scenario> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("scenarios")
+        .join("../scenarios")
         .join(file);
     Ok(Scenario::load(
         &path,

@@ -1,19 +1,15 @@
 //! A user-defined solver compared with the built-in ones, without touching contactbench.
 //!
-//! `JacobiNcp` (in `examples/support/jacobi_ncp.rs`) is a damped projected Jacobi method
-//! on the NCP. It implements [`ContactSolver`] there, outside the library, and goes
-//! through [`compare`] exactly like the registry's solvers; `examples/user_solver.rs`
-//! runs it on a robot scenario, in a sweep and in a batch.
+//! `JacobiNcp` (this crate, `user-solver/src/lib.rs`) is a damped projected Jacobi method
+//! on the NCP in contactbench's solver shell, outside the library, and goes through
+//! [`compare`] exactly like the registry's solvers; `examples/user_solver.rs` runs it on
+//! a robot scenario, in a sweep and in a batch.
 //!
-//! Run with `cargo run --example custom_solver`.
-
-#[path = "support/jacobi_ncp.rs"]
-mod jacobi_ncp;
+//! Run with `cargo run -p user-solver --example custom_solver`.
 
 use contactbench::problem::generators::random_problem;
 use contactbench::solvers::compare::{builtin_solvers, compare, comparison_table};
 use contactbench::solvers::{ContactSolver, SolverSettings};
-use jacobi_ncp::JacobiNcp;
 
 fn main() -> anyhow::Result<()> {
     // 6 contacts, 36 dofs: a full-rank random problem, seeded.
@@ -24,10 +20,7 @@ fn main() -> anyhow::Result<()> {
         ..SolverSettings::default()
     };
     let mut candidates = builtin_solvers(&settings);
-    let user: Box<dyn ContactSolver> = Box::new(JacobiNcp {
-        settings: settings.clone(),
-        damping: 0.3,
-    });
+    let user: Box<dyn ContactSolver> = user_solver::solver(settings.clone(), 0.3)?.boxed();
     candidates.push((user.name().to_string(), Ok(user)));
     let runs = compare(candidates, &problem, None);
     println!(

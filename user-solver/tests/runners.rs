@@ -1,13 +1,13 @@
-//! A user's own solver, defined outside the library (`examples/support/jacobi_ncp.rs`),
-//! runs through every runner by the public API alone: a scenario on the Solo-12, a
-//! time-step and a tolerance sweep, a batch beside a built-in solver, and the report.
-
-#[path = "../examples/support/jacobi_ncp.rs"]
-mod jacobi_ncp;
+//! A user's own solver, defined in this crate with no change to contactbench
+//! (`user_solver::JacobiNcp` in the solver shell), runs through every runner by the public
+//! API alone: `scenarios/solo_standing.yaml` on the Solo-12, a time-step and a tolerance
+//! sweep, a batch beside a built-in solver and its report, and a paper experiment that
+//! compares solvers.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use contactbench::paper::{run_paper_with, Options};
 use contactbench::report::make_report;
 use contactbench::simulation::batch::{jobs_with, run_batch, Runner};
 use contactbench::simulation::output::{Replace, ResultsManifest};
@@ -16,24 +16,19 @@ use contactbench::simulation::runner::simulate_into;
 use contactbench::simulation::sweep::{sweep, SweepKind};
 use contactbench::simulation::{simulate, Scenario, SolverFactory, UserSolver};
 use contactbench::solvers::{SolverId, SolverSettings, SolverSpec};
-use jacobi_ncp::JacobiNcp;
 
 fn jacobi() -> UserSolver {
     let settings = SolverSettings {
         max_iter: 500,
         ..SolverSettings::default()
     };
-    UserSolver::new("jacobi-ncp", settings, |settings| {
-        Ok(Box::new(JacobiNcp {
-            settings,
-            damping: 0.3,
-        }))
-    })
+    user_solver::factory(settings, 0.3)
 }
 
+/// A scenario of the repository's `scenarios/`, cut to `duration` seconds.
 fn scenario(file: &str, duration: f64) -> Scenario {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("scenarios")
+        .join("../scenarios")
         .join(file);
     Scenario::load(&path, &[format!("simulation.duration={duration}")])
         .unwrap_or_else(|e| panic!("{e}"))
@@ -136,5 +131,63 @@ fn user_solver_in_a_batch_and_its_report() {
     let report = make_report(&out).unwrap_or_else(|e| panic!("{e}"));
     let text = std::fs::read_to_string(&report).unwrap_or_else(|e| panic!("{e}"));
     assert!(text.contains("jacobi-ncp:max_iter=500"), "{text}");
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn user_solver_in_a_paper_experiment() {
+    // Fig. 12 (a heavy cube stacked on a light one) and Fig. 16 (solve times on robots)
+    // compare solvers: the user's solver is added to their compared sets at the
+    // experiment's settings. Fig. 9 studies named built-in solvers and says it left the
+    // user's out.
+    let out = temp_dir("paper");
+    let options = Options {
+        only: vec!["fig09".into(), "fig12".into(), "fig16".into()],
+        quick: true,
+        force: false,
+    };
+    let outcome =
+        run_paper_with(&out, &options, &[jacobi().into_arc()]).unwrap_or_else(|e| panic!("{e}"));
+    assert!(outcome.errors().is_empty(), "{:?}", outcome.errors());
+    let page =
+        std::fs::read_to_string(out.join("fig12/README.md")).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        page.contains("Extra solvers (the user's): jacobi-ncp"),
+        "{page}"
+    );
+    // One row per mass ratio, with its numbers, beside the built-in solvers' rows.
+    let csv =
+        std::fs::read_to_string(out.join("fig12/fig12.csv")).unwrap_or_else(|e| panic!("{e}"));
+    let rows: Vec<&str> = csv.lines().filter(|l| l.contains(",jacobi-ncp,")).collect();
+    assert_eq!(rows.len(), 4, "{csv}");
+    let ncp_admm = csv.lines().filter(|l| l.contains(",ncp-admm,")).count();
+    assert_eq!(ncp_admm, 4, "{csv}");
+    for row in rows {
+        let steps = row.rsplit(',').next().unwrap_or_default();
+        assert!(
+            steps.ends_with("/ 100"),
+            "a complete run of 100 steps: {row}"
+        );
+    }
+    // Fig. 16: one row per robot (median times, iterations, unconverged steps).
+    let csv =
+        std::fs::read_to_string(out.join("fig16/fig16.csv")).unwrap_or_else(|e| panic!("{e}"));
+    let robots: Vec<&str> = csv
+        .lines()
+        .filter(|l| l.contains(",jacobi-ncp,"))
+        .filter_map(|l| l.split(',').next())
+        .collect();
+    assert_eq!(robots, ["Solo-12", "Talos", "Allegro"], "{csv}");
+    let fig09 =
+        std::fs::read_to_string(out.join("fig09/README.md")).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        fig09.contains("Extra solvers (jacobi-ncp) are not run in this experiment"),
+        "{fig09}"
+    );
+    // A name taken by a built-in solver is refused.
+    let clash = UserSolver::new("ncp-admm", SolverSettings::default(), |settings| {
+        Ok(user_solver::solver(settings, 0.3)?.boxed())
+    });
+    assert!(run_paper_with(&temp_dir("clash"), &options, &[clash.into_arc()]).is_err());
     let _ = std::fs::remove_dir_all(&out);
 }
