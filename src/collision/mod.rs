@@ -7,7 +7,7 @@
 //! - [`gjk`]: GJK as fully-corrective Frank-Wolfe, with Polyak / Nesterov momentum
 //!   (GJK++, Alg. 4, 6, 7 and eq. 32).
 //! - [`epa`]: penetration depth and normal.
-//! - [`contact`]: one pair → [`Contact`] (normal from A to B, frame `[t1, t2, n]`).
+//! - [`contact`](mod@contact): one pair → [`Contact`] (normal from A to B, frame `[t1, t2, n]`).
 //! - [`broadphase`]: bounding boxes, sweep-and-prune, pair filters.
 //! - [`detector`]: the simulator's contacts of a fixed list of pairs, step after step.
 //! - [`scene`]: world-placed [`CollisionObject`]s → the list of contacts.

@@ -7,7 +7,7 @@
 //! claims tested on our data), plus a summary page linking them.
 //!
 //! Fig. 17 and 18 (MPC locomotion on flat and bumpy ground) are not reproduced: the
-//! project has no locomotion controller (the paper uses the MPC of its reference [69],
+//! project has no locomotion controller (the paper uses the MPC of its reference \[69\],
 //! and ContactBench has no script for it), see [`NOT_REPRODUCED`].
 
 pub mod claims;

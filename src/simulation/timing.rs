@@ -42,8 +42,8 @@ pub struct StepBenchSettings {
     pub steps: usize,
     /// Timed blocks; the report keeps the median.
     pub repeats: usize,
-    /// Time [`Simulator::step`] (a recorded step: record, metrics, energy, as a run
-    /// does) rather than [`Simulator::advance`] (the step alone).
+    /// Time [`Simulator::step`](super::step::Simulator::step) (a recorded step: record, metrics, energy, as a run
+    /// does) rather than [`Simulator::advance`](super::step::Simulator::advance) (the step alone).
     pub record: bool,
 }
 
