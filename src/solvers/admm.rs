@@ -31,8 +31,9 @@
 //! the solve. A converged answer has passed the test, as before; it may come up to
 //! `CHECK_EVERY_FAR − 1` iterations later than with a test every iteration. `L` is kept
 //! with the factor and recomputed only when `G + R` changes, by a power iteration that
-//! starts from the last eigenvector and stops once two estimates agree to 1e-8 (a
-//! simulation's next `G` is close to its last: a few products instead of 20). The
+//! stops once two estimates agree to 1e-8 and, in a warm-started solve, starts from the
+//! last eigenvector (a simulation's next `G` is close to its last: a few products instead
+//! of 20; a cold solve starts from the all-ones vector, whatever the solver saw before). The
 //! products, the factorization and the triangular solves are the blocked kernels of
 //! [`super::factor`]; the updates of `y` and `z` and both ADMM residuals are one pass over
 //! the contacts. The solve allocates only its answer and report once its workspace has the
@@ -317,8 +318,9 @@ pub(crate) fn build<const DE_SAXCE: bool>(
 }
 
 /// Largest eigenvalue of the symmetric PSD `a` by at most `iterations` steps of power
-/// iteration from `v`, the previous solve's eigenvector when it has the size of `a` (a
-/// simulation's next `G` is close to the last one), else the all-ones vector
+/// iteration from `v`, the previous solve's eigenvector when it has the size of `a` and
+/// the solve is warm-started (a simulation's next `G` is close to the last one), else the
+/// all-ones vector
 /// (deterministic); stops once two successive estimates agree to [`POWER_TOLERANCE`]
 /// (relative), as Pinocchio's `PowerIterationAlgo` does. `v` is left as the estimate's
 /// eigenvector; `w` is a buffer of the size of `a`.
@@ -556,6 +558,12 @@ fn solve_admm(
     let largest = match state.largest {
         Some((steps, largest)) if !changed && steps == params.power_iterations => largest,
         _ => {
+            // Only a warm-started solve (the next step of a simulation) starts from the
+            // last eigenvector, as only it reuses ρ and z: a cold solve's answer must not
+            // depend on which problems the solver saw before (corpus runs, thread counts).
+            if warm_start.is_none() {
+                state.eigenvector = DVector::zeros(0);
+            }
             let largest = largest_eigenvalue(
                 state.factor.matrix(),
                 params.power_iterations,
