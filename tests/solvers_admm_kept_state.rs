@@ -75,3 +75,32 @@ fn a_warm_start_after_an_unconverged_solve_does_not_diverge() {
         }
     }
 }
+
+/// A cold solve does not depend on what the solver solved before: the power iteration
+/// starts from the kept eigenvector only in a warm-started solve (like ρ and `z`), so a
+/// corpus split over threads gives the same answers whatever each thread's solver saw.
+#[test]
+fn a_cold_solve_is_the_same_after_other_problems_of_its_size() {
+    let settings = SolverSettings::default();
+    for id in [SolverId::NcpAdmm, SolverId::CcpAdmm] {
+        for seed in 0..3 {
+            let target = random_problem(100 + seed, 8, 30).unwrap_or_else(|e| panic!("{e}"));
+            let other = random_problem(200 + seed, 8, 30).unwrap_or_else(|e| panic!("{e}"));
+            let fresh = id
+                .build(settings.clone(), &Map::new())
+                .unwrap_or_else(|e| panic!("{e}"))
+                .solve(&target, None)
+                .unwrap_or_else(|e| panic!("{e}"));
+            let mut used = id
+                .build(settings.clone(), &Map::new())
+                .unwrap_or_else(|e| panic!("{e}"));
+            let warm = used.solve(&other, None).unwrap_or_else(|e| panic!("{e}"));
+            // A warm-started solve of the other problem moves the kept eigenvector.
+            used.solve(&other, Some(&(warm.lambda * 0.5)))
+                .unwrap_or_else(|e| panic!("{e}"));
+            let after = used.solve(&target, None).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(fresh.iterations, after.iterations, "{id} seed {seed}");
+            assert_eq!(fresh.lambda, after.lambda, "{id} seed {seed}");
+        }
+    }
+}

@@ -329,6 +329,8 @@ impl Simulator {
 
     /// Takes one step without recording it (no metric, no energy): the steady-state path,
     /// which allocates nothing once the buffers have grown (the solver's report aside).
+    /// Never inlined, so that `tools/callgrind_step.sh` can collect inside it.
+    #[inline(never)]
     pub fn advance(&mut self) -> Result<StepSummary, StepError> {
         self.take_step(false)?;
         Ok(StepSummary {

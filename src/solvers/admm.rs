@@ -25,24 +25,29 @@
 //! `G + R + (μ_prox + ρ̄) I` is recomputed only when ρ changes.
 //! The iteration stops on the model's criterion named by `stop` (NCP or CCP) at `y`,
 //! checked every iteration once it is within `10×` the tolerance and every
-//! [`CHECK_EVERY_FAR`] iterations before (always at the last allowed iteration, and every
+//! `CHECK_EVERY_FAR` (4) iterations before (always at the last allowed iteration, and every
 //! iteration when the history is recorded): the criterion costs a product `G y`, as much as
 //! the two triangular solves of the iteration, and far from the tolerance it cannot stop
 //! the solve. A converged answer has passed the test, as before; it may come up to
 //! `CHECK_EVERY_FAR − 1` iterations later than with a test every iteration. `L` is kept
-//! with the factor and recomputed only when `G + R` changes; the solve allocates only its
-//! answer and report once its workspace has the problem's size. A warm start is returned at once only if it passes the same
-//! test. The relative step is not a stopping test here: a large ρ makes the steps tiny far
+//! with the factor and recomputed only when `G + R` changes, by a power iteration that
+//! stops once two estimates agree to 1e-8 and, in a warm-started solve, starts from the
+//! last eigenvector (a simulation's next `G` is close to its last: a few products instead
+//! of 20; a cold solve starts from the all-ones vector, whatever the solver saw before). The
+//! products, the factorization and the triangular solves are the blocked kernels of
+//! [`super::factor`]; the updates of `y` and `z` and both ADMM residuals are one pass over
+//! the contacts. The solve allocates only its answer and report once its workspace has the
+//! problem's size. A warm start is returned at once only if it passes the same test. The relative step is not a stopping test here: a large ρ makes the steps tiny far
 //! from the solution (we measured false stops at residuals 100× above the tolerance on
 //! random problems), and Pinocchio makes the same choice.
 
 use std::time::Instant;
 
-use nalgebra::{DMatrix, DVector};
+use nalgebra::{DMatrix, DVector, Vector3};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::factor::RegularizedCholesky;
+use super::factor::{affine_product, product, RegularizedCholesky};
 use super::shell::{Algorithm, Shell, SolveCall};
 use super::support::{
     all_finite, iterate_status, model_criteria, passes, stopping_status, Criteria,
@@ -52,10 +57,14 @@ use super::{
     SolverSettings,
 };
 use crate::problem::cones::{de_saxce_correction, project_dual_ice_cream, project_ice_cream};
-use crate::problem::{contact_vector, set_contact_vector, ContactProblem};
+use crate::problem::{contact_vector, set_contact_vector, ContactProblem, MAGNITUDE_LIMIT};
 
 /// How far ρ may move from the largest eigenvalue of `G + R`, either way.
 const RHO_RANGE: f64 = 1e12;
+
+/// Relative agreement of two successive power-iteration estimates that ends the power
+/// iteration (Pinocchio's `PowerIterationAlgo` default).
+const POWER_TOLERANCE: f64 = 1e-8;
 
 /// Iterations between two evaluations of the stopping criterion while it is above
 /// [`FAR_FROM_TOLERANCE`] times the tolerance (module doc).
@@ -84,7 +93,9 @@ pub struct AdmmParams {
     pub mu_prox: f64,
     /// Scaling `τ ∈ ]0, 1]` of the penalty, `ρ̄ = τ ρ`. Default `0.5`.
     pub tau: f64,
-    /// Power iterations for the largest eigenvalue `L` of `G + R`. Default `20`.
+    /// Most power iterations for the largest eigenvalue `L` of `G + R` (from the previous
+    /// solve's eigenvector when warm; they stop early once two estimates agree to 1e-8).
+    /// Default `20`.
     pub power_iterations: usize,
 }
 
@@ -145,27 +156,27 @@ impl AdmmParams {
 }
 
 /// What an ADMM solver keeps between solves: the factor of `G + R + σ I` with the
-/// largest eigenvalue of `G + R` (and the power iterations it took), the last ρ and the
+/// largest eigenvalue of `G + R` (and the power iterations it took) and its eigenvector
+/// (the next power iteration's start), the last ρ and the
 /// last dual variable `z` (with the problem size they belong to), and the workspace.
 #[derive(Debug, Clone, Default)]
 struct AdmmState {
     factor: RegularizedCholesky,
     largest: Option<(usize, f64)>,
+    eigenvector: DVector<f64>,
     last_rho: Option<(usize, f64)>,
     last_dual: Option<DVector<f64>>,
     work: Workspace,
 }
 
 /// The vectors of one solve, kept between solves so that a solve does not allocate them.
+/// `x`/`x_next` and `y_prev`/the iterate `y` are swapped rather than copied each iteration.
 #[derive(Debug, Clone, Default)]
 struct Workspace {
     z: DVector<f64>,
-    s: DVector<f64>,
-    rhs: DVector<f64>,
-    x_relaxed: DVector<f64>,
     c: DVector<f64>,
     x: DVector<f64>,
-    x_prev: DVector<f64>,
+    x_next: DVector<f64>,
     y_prev: DVector<f64>,
 }
 
@@ -174,12 +185,9 @@ impl Workspace {
     fn resize(&mut self, dim: usize) {
         for v in [
             &mut self.z,
-            &mut self.s,
-            &mut self.rhs,
-            &mut self.x_relaxed,
             &mut self.c,
             &mut self.x,
-            &mut self.x_prev,
+            &mut self.x_next,
             &mut self.y_prev,
         ] {
             if v.len() != dim {
@@ -292,25 +300,42 @@ pub(crate) fn build<const DE_SAXCE: bool>(
     Ok(Box::new(AdmmSolver::<DE_SAXCE>::new(settings, params)?))
 }
 
-/// Largest eigenvalue of the symmetric PSD `a` by power iteration from the all-ones vector
-/// (deterministic), `iterations` steps, in the buffers `v` and `w` (size of `a`).
+/// Largest eigenvalue of the symmetric PSD `a` by at most `iterations` steps of power
+/// iteration from `v`, the previous solve's eigenvector when it has the size of `a` and
+/// the solve is warm-started (a simulation's next `G` is close to the last one), else the
+/// all-ones vector
+/// (deterministic); stops once two successive estimates agree to [`POWER_TOLERANCE`]
+/// (relative), as Pinocchio's `PowerIterationAlgo` does. `v` is left as the estimate's
+/// eigenvector; `w` is a buffer of the size of `a`.
+#[inline(never)]
 fn largest_eigenvalue(
     a: &DMatrix<f64>,
     iterations: usize,
     v: &mut DVector<f64>,
     w: &mut DVector<f64>,
 ) -> f64 {
-    v.fill(1.0 / (a.nrows() as f64).sqrt());
-    let mut estimate = 0.0;
+    let n = a.nrows();
+    let start_norm = v.norm();
+    if v.len() == n && start_norm > 0.0 && start_norm.is_finite() {
+        v.unscale_mut(start_norm);
+    } else {
+        *v = DVector::from_element(n, 1.0 / (n as f64).sqrt());
+    }
+    let mut estimate = 0.0_f64;
     for _ in 0..iterations {
-        w.gemv(1.0, a, v, 0.0);
+        product(a, v.as_slice(), w.as_mut_slice());
         let norm = w.norm();
         if !(norm > 0.0 && norm.is_finite()) {
             return estimate;
         }
-        estimate = v.dot(w);
+        let next = v.dot(w);
         v.copy_from(w);
         v.unscale_mut(norm);
+        let settled = (next - estimate).abs() <= POWER_TOLERANCE * next.abs().max(estimate.abs());
+        estimate = next;
+        if settled {
+            break;
+        }
     }
     estimate.max(0.0)
 }
@@ -329,23 +354,6 @@ fn project_primal(problem: &ContactProblem, x: &DVector<f64>, out: &mut DVector<
     }
 }
 
-/// De Saxcé shift `s = Γ(z, μ)` contact by contact (eq. 13), or zero for the CCP.
-fn complementarity_shift(
-    problem: &ContactProblem,
-    z: &DVector<f64>,
-    de_saxce: bool,
-    out: &mut DVector<f64>,
-) {
-    if !de_saxce {
-        out.fill(0.0);
-        return;
-    }
-    for i in 0..problem.num_contacts() {
-        let s = de_saxce_correction(problem.mu_of(i), &contact_vector(z, i));
-        set_contact_vector(out, i, &s);
-    }
-}
-
 /// Initial dual variable from `y` and its velocity `c = (G + R) y + g`:
 /// `z = proj_{K*}(c + s(c))`, into `z`.
 fn initial_dual(problem: &ContactProblem, c: &DVector<f64>, de_saxce: bool, z: &mut DVector<f64>) {
@@ -361,25 +369,6 @@ fn initial_dual(problem: &ContactProblem, c: &DVector<f64>, de_saxce: bool, z: &
     }
 }
 
-/// ADMM primal residual `‖x − y‖∞`.
-fn max_abs_difference(x: &DVector<f64>, y: &DVector<f64>) -> f64 {
-    x.iter()
-        .zip(y.iter())
-        .fold(0.0, |m, (a, b)| m.max((a - b).abs()))
-}
-
-/// ADMM dual residual `‖ρ̄ (y − y⁻) + μ_prox (x − x⁻)‖∞` (Pinocchio's `dual_feasibility`).
-fn dual_residual(
-    penalty: f64,
-    mu_prox: f64,
-    (y, y_prev): (&DVector<f64>, &DVector<f64>),
-    (x, x_prev): (&DVector<f64>, &DVector<f64>),
-) -> f64 {
-    (0..y.len()).fold(0.0, |m, i| {
-        m.max((penalty * (y[i] - y_prev[i]) + mu_prox * (x[i] - x_prev[i])).abs())
-    })
-}
-
 /// `numerator / scale`, 0 when the numerator is 0.
 fn scaled(numerator: f64, scale: f64) -> f64 {
     if numerator == 0.0 {
@@ -387,6 +376,144 @@ fn scaled(numerator: f64, scale: f64) -> f64 {
     } else {
         numerator / scale
     }
+}
+
+/// `rhs = −(g + s − ρ̄ y − μ_prox x − z)` contact by contact, with the de Saxcé shift
+/// `s = Γ(z, μ)` of eq. 13 (zero for the CCP): the right-hand side of the x-update.
+#[inline(never)]
+fn x_update_rhs(
+    problem: &ContactProblem,
+    (g, z): (&DVector<f64>, &DVector<f64>),
+    (y, x): (&DVector<f64>, &DVector<f64>),
+    (penalty, mu_prox): (f64, f64),
+    de_saxce: bool,
+    rhs: &mut DVector<f64>,
+) {
+    let contacts = rhs
+        .as_mut_slice()
+        .chunks_exact_mut(3)
+        .zip(g.as_slice().chunks_exact(3))
+        .zip(z.as_slice().chunks_exact(3))
+        .zip(
+            y.as_slice()
+                .chunks_exact(3)
+                .zip(x.as_slice().chunks_exact(3)),
+        );
+    for (i, (((r, g), z), (y, x))) in contacts.enumerate() {
+        let zi = Vector3::new(z[0], z[1], z[2]);
+        let shift = if de_saxce {
+            de_saxce_correction(problem.mu_of(i), &zi)
+        } else {
+            Vector3::zeros()
+        };
+        for k in 0..3 {
+            r[k] = -((((g[k] + shift[k]) + -penalty * y[k]) + -mu_prox * x[k]) - z[k]);
+        }
+    }
+}
+
+/// What one sweep of the y- and z-updates measured: the ADMM primal residual
+/// `‖x − y‖∞`, the dual residual `‖ρ̄ (y − y⁻) + μ_prox (x − x⁻)‖∞` (Pinocchio's
+/// `dual_feasibility`), `‖y‖∞`, and whether `y`, `z` are finite and within
+/// [`MAGNITUDE_LIMIT`].
+struct Sweep {
+    primal: f64,
+    dual: f64,
+    impulse_scale: f64,
+    usable: bool,
+}
+
+impl Sweep {
+    /// The status of a sweep whose iterates are not usable (the checks of
+    /// [`iterate_status`], forces first), `None` otherwise.
+    fn failure(&self, y: &DVector<f64>, z: &DVector<f64>, k: usize) -> Option<SolveStatus> {
+        if self.usable {
+            return None;
+        }
+        iterate_status(y, k, "forces").or_else(|| {
+            iterate_status(z, k, "dual variable").map(|status| match status {
+                SolveStatus::Diverged { .. } => SolveStatus::Diverged { iteration: k },
+                other => other,
+            })
+        })
+    }
+}
+
+/// The y- and z-updates of the module doc in one pass over the contacts, from the
+/// previous and new `x` and the previous `y`:
+/// `x̂ = α x⁺ + (1 − α) y⁻` (over-relaxation, eq. 22 applied to the splitting),
+/// `y = proj_K(x̂ − z / ρ̄)`, `z ← z − ρ̄ (x̂ − y)`, with the residuals of [`Sweep`].
+#[inline(never)]
+fn relaxed_projection_sweep(
+    problem: &ContactProblem,
+    (x_prev, x): (&DVector<f64>, &DVector<f64>),
+    (y_prev, y): (&DVector<f64>, &mut DVector<f64>),
+    z: &mut DVector<f64>,
+    (alpha, penalty, mu_prox): (f64, f64, f64),
+) -> Sweep {
+    let mut sweep = Sweep {
+        primal: 0.0,
+        dual: 0.0,
+        impulse_scale: 0.0,
+        usable: true,
+    };
+    let mut largest_dual = 0.0_f64;
+    let inverse_penalty = -1.0 / penalty;
+    let contacts = y
+        .as_mut_slice()
+        .chunks_exact_mut(3)
+        .zip(z.as_mut_slice().chunks_exact_mut(3))
+        .zip(
+            x.as_slice()
+                .chunks_exact(3)
+                .zip(x_prev.as_slice().chunks_exact(3)),
+        )
+        .zip(y_prev.as_slice().chunks_exact(3));
+    for (i, (((y, z), (x, x_prev)), y_prev)) in contacts.enumerate() {
+        let relaxed: [f64; 3] = std::array::from_fn(|k| (1.0 - alpha) * y_prev[k] + alpha * x[k]);
+        let shifted = Vector3::from_fn(|k, _| inverse_penalty * z[k] + relaxed[k]);
+        let projected = project_ice_cream(problem.mu_of(i), &shifted);
+        for k in 0..3 {
+            let yk = projected[k];
+            y[k] = yk;
+            z[k] += -penalty * (relaxed[k] - yk);
+            let step = penalty * (yk - y_prev[k]) + mu_prox * (x[k] - x_prev[k]);
+            sweep.primal = sweep.primal.max((x[k] - yk).abs());
+            sweep.dual = sweep.dual.max(step.abs());
+            sweep.impulse_scale = sweep.impulse_scale.max(yk.abs());
+            largest_dual = largest_dual.max(z[k].abs());
+            sweep.usable &= yk.is_finite() & z[k].is_finite();
+        }
+    }
+    sweep.usable &= sweep.impulse_scale <= MAGNITUDE_LIMIT && largest_dual <= MAGNITUDE_LIMIT;
+    sweep
+}
+
+/// The model's criteria at `y`, with `c = A y + g` (`A = G + R`, the factor's matrix) by
+/// the blocked product; a `y` that passes is tested again with
+/// [`ContactProblem::velocity_into`], the arithmetic of the solve's report, so that a
+/// converged report's residual is the one that passed.
+#[inline(never)]
+fn criteria_at(
+    problem: &ContactProblem,
+    model: ContactModel,
+    settings: &SolverSettings,
+    a: &DMatrix<f64>,
+    y: &DVector<f64>,
+    c: &mut DVector<f64>,
+) -> Criteria {
+    affine_product(
+        a,
+        y.as_slice(),
+        problem.free_velocity().as_slice(),
+        c.as_mut_slice(),
+    );
+    let criteria = model_criteria(model, problem, y, c);
+    if !passes(&criteria, settings) {
+        return criteria;
+    }
+    problem.velocity_into(y, c);
+    model_criteria(model, problem, y, c)
 }
 
 /// Runs the ADMM iteration of the module doc on `problem` (with contacts, warm start
@@ -414,12 +541,17 @@ fn solve_admm(
     let largest = match state.largest {
         Some((steps, largest)) if !changed && steps == params.power_iterations => largest,
         _ => {
-            let work = &mut state.work;
+            // Only a warm-started solve (the next step of a simulation) starts from the
+            // last eigenvector, as only it reuses ρ and z: a cold solve's answer must not
+            // depend on which problems the solver saw before (corpus runs, thread counts).
+            if warm_start.is_none() {
+                state.eigenvector = DVector::zeros(0);
+            }
             let largest = largest_eigenvalue(
                 state.factor.matrix(),
                 params.power_iterations,
-                &mut work.x_prev,
-                &mut work.y_prev,
+                &mut state.eigenvector,
+                &mut state.work.y_prev,
             );
             state.largest = Some((params.power_iterations, largest));
             largest
@@ -447,12 +579,9 @@ fn solve_admm(
     let alpha = settings.over_relaxation;
     let Workspace {
         z,
-        s,
-        rhs,
-        x_relaxed,
         c,
         x,
-        x_prev,
+        x_next,
         y_prev,
     } = &mut state.work;
     match warm_start {
@@ -497,44 +626,33 @@ fn solve_admm(
             status = SolveStatus::NumericalError { iteration: k, what };
             break;
         }
-        x_prev.copy_from(x);
-        y_prev.copy_from(&y);
-        complementarity_shift(problem, z, de_saxce, s);
-        // x-update: (G + R + prox I) x = −(g + s − ρ̄ y − μ_prox x⁻ − z).
-        rhs.copy_from(g);
-        *rhs += &*s;
-        rhs.axpy(-penalty, &y, 1.0);
-        rhs.axpy(-mu_prox, x_prev, 1.0);
-        *rhs -= &*z;
-        rhs.neg_mut();
-        state.factor.solve_mut(rhs);
-        x.copy_from(rhs);
-        // Over-relaxation (eq. 22 applied to the ADMM splitting).
-        x_relaxed.copy_from(x);
-        x_relaxed.axpy(1.0 - alpha, y_prev, alpha);
-        // y-update: projection on the friction cones.
-        rhs.copy_from(x_relaxed);
-        rhs.axpy(-1.0 / penalty, z, 1.0);
-        project_primal(problem, rhs, &mut y);
-        // z-update (dual ascent).
-        rhs.copy_from(x_relaxed);
-        *rhs -= &y;
-        z.axpy(-penalty, rhs, 1.0);
-
-        let failure = iterate_status(&y, k, "forces").or_else(|| {
-            iterate_status(z, k, "dual variable").map(|status| match status {
-                SolveStatus::Diverged { .. } => SolveStatus::Diverged { iteration: k },
-                other => other,
-            })
-        });
-        if let Some(failed) = failure {
+        // x-update: (G + R + prox I) x⁺ = −(g + s − ρ̄ y − μ_prox x − z).
+        x_update_rhs(
+            problem,
+            (g, &*z),
+            (&y, &*x),
+            (penalty, mu_prox),
+            de_saxce,
+            x_next,
+        );
+        state.factor.solve_mut(x_next);
+        // y- and z-updates with the residuals, into y (the old y moves to y_prev).
+        std::mem::swap(&mut y, y_prev);
+        let sweep = relaxed_projection_sweep(
+            problem,
+            (&*x, &*x_next),
+            (&*y_prev, &mut y),
+            z,
+            (alpha, penalty, mu_prox),
+        );
+        std::mem::swap(x, x_next);
+        if let Some(failed) = sweep.failure(&y, z, k) {
             status = failed;
             y.copy_from(y_prev);
             break;
         }
         if history.is_some() || k >= next_check || k == settings.max_iter {
-            problem.velocity_into(&y, c);
-            let criteria: Criteria = model_criteria(model, problem, &y, c);
+            let criteria = criteria_at(problem, model, settings, state.factor.matrix(), &y, c);
             if let Some(h) = history.as_mut() {
                 h.push(settings.stop.pick(&criteria));
             }
@@ -546,12 +664,8 @@ fn solve_admm(
             let far = settings.stop.pick(&criteria) > FAR_FROM_TOLERANCE * settings.tolerance();
             next_check = k + if far { CHECK_EVERY_FAR } else { 1 };
         }
-        let impulse_scale = y.amax();
-        let primal = scaled(max_abs_difference(x, &y), impulse_scale);
-        let dual = scaled(
-            dual_residual(penalty, mu_prox, (&y, y_prev), (x, x_prev)),
-            velocity_scale,
-        );
+        let primal = scaled(sweep.primal, sweep.impulse_scale);
+        let dual = scaled(sweep.dual, velocity_scale);
         if primal > params.ratio_primal_dual * dual {
             rho *= rho_increment;
         } else if dual > params.ratio_primal_dual * primal {
