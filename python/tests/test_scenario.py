@@ -85,8 +85,9 @@ def test_the_same_records_as_the_command_line(cli, tmp_path: Path, solver: str, 
 def test_the_cube_slides_and_stops_where_coulomb_says(ncp_admm_run):
     """v0 = 1 m/s, μ = 0.4: the cube stops after v0² / (2 μ g) = 0.12742 m, at
     t = v0 / (μ g) = 0.255 s; NCP follows the analytical energy. Measured: stopped
-    5.0e-4 m short (time discretization, dt = 1 ms), |y| 1.1e-16 m, largest energy gap
-    2.1e-7 J."""
+    5.0e-4 m short (time discretization, dt = 1 ms), |y| 5.4e-15 m (round-off: the
+    blocked ADMM kernels sum in another order than the x-z symmetry needs; 1.1e-16
+    before them), largest energy gap 2.1e-7 J."""
     run = ncp_admm_run
     assert run.outcome == "completed" and run.failure is None
     steps = run.steps
@@ -95,7 +96,7 @@ def test_the_cube_slides_and_stops_where_coulomb_says(ncp_admm_run):
     assert np.array_equal(run.q[:, 0], steps["base_x_m"])
     stop = 1.0 / (2 * 0.4 * 9.81)
     assert abs(steps["base_x_m"][-1] - stop) <= 1e-3, steps["base_x_m"][-1]
-    assert abs(steps["base_y_m"][-1]) <= 1e-15
+    assert abs(steps["base_y_m"][-1]) <= 5e-14
     gap = np.nanmax(np.abs(steps["mechanical_energy_J"] - steps["analytical_energy_J"]))
     assert gap <= 1e-6, gap
     assert np.all(steps["converged"] == 1)
