@@ -12,6 +12,7 @@ use contactbench::simulation::recorder::{
 };
 use contactbench::simulation::runner::{check, drive, simulate_into};
 use contactbench::simulation::{Scenario, Simulator, World};
+use contactbench::solvers::ContactSolver;
 use numpy::{PyArray1, PyArray2};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -335,7 +336,7 @@ fn run_plan(py: Python<'_>, scenario: &Scenario, plan: Plan) -> PyResult<PyRun> 
     let result = py.detach(|| match plan {
         Plan::Builtin(job) => simulate_into(&job.scenario, job.factory.as_ref(), &mut recorder),
         Plan::Python(solver) => {
-            let label = solver.label();
+            let label = solver.name().to_string();
             World::build(scenario)
                 .map_err(Into::into)
                 .and_then(|world| {

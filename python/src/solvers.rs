@@ -2,16 +2,14 @@
 //! arrays, the comparison of the Rust crate (`solvers::compare`), and a user's solver
 //! written in Python (`PythonSolver`) that goes through the same comparison path.
 
-use std::time::Instant;
-
 use contactbench::metrics::{compute_model_metrics, ProblemMetrics};
 use contactbench::problem::{ContactProblem, ProblemError};
 use contactbench::simulation::recorder::status_tag;
 use contactbench::solvers::compare::{compare, comparison_table, Candidate, SolvedRun, SolverRun};
-use contactbench::solvers::support::{iterate_status, model_criteria, passes, replace_settings};
+use contactbench::solvers::support::{iterate_status, model_criteria, passes};
 use contactbench::solvers::{
-    check_unused_tolerance, solve_checked, ContactModel, ContactSolver, SolveReport, SolveStatus,
-    SolverError, SolverId, SolverSettings, SolverSpec,
+    check_unused_tolerance, Algorithm, ContactModel, ContactSolver, Shell, SolveCall, SolveReport,
+    SolveStatus, SolverError, SolverId, SolverSettings, SolverSpec,
 };
 use nalgebra::DVector;
 use numpy::PyArray1;
@@ -164,14 +162,17 @@ impl PyPythonSolver {
         })?;
         settings.validate()?;
         check_unused_tolerance(&settings, given.iter().map(String::as_str))?;
-        Ok(CallableSolver {
-            function: self.function.clone_ref(py),
-            takes_warm_start: self.takes_warm_start,
-            name: self.name.clone(),
-            model: self.model,
+        Shell::wrap(
+            self.name.clone(),
+            self.model,
             settings,
-            raised: None,
-        })
+            PythonAlgorithm {
+                function: self.function.clone_ref(py),
+                takes_warm_start: self.takes_warm_start,
+                name: self.name.clone(),
+                raised: None,
+            },
+        )
     }
 }
 
@@ -206,24 +207,20 @@ fn takes_two_arguments(function: &Bound<'_, PyAny>) -> PyResult<bool> {
     Ok(count >= 2)
 }
 
-/// The Rust side of a [`PyPythonSolver`]: a `ContactSolver` that calls the function with
+/// The Rust side of a [`PyPythonSolver`]: the solver shell around a function called with
 /// the interpreter attached (solves run detached, so built-in solvers run without it).
-pub struct CallableSolver {
+pub type CallableSolver = Shell<PythonAlgorithm>;
+
+/// A Python function as a solver's algorithm: its answer is judged by the shared tests.
+pub struct PythonAlgorithm {
     function: Py<PyAny>,
     takes_warm_start: bool,
     name: String,
-    model: ContactModel,
-    settings: SolverSettings,
     /// The exception the function raised at the last solve, re-raised by `solve`.
-    raised: Option<PyErr>,
+    pub(crate) raised: Option<PyErr>,
 }
 
-impl CallableSolver {
-    /// The run label of the solver in a scenario's records: its name.
-    pub fn label(&self) -> String {
-        self.name.clone()
-    }
-
+impl PythonAlgorithm {
     /// Calls the function: `λ` and its iteration count (1 when it gives none).
     fn call(
         &self,
@@ -256,12 +253,11 @@ impl CallableSolver {
 
     /// The report of the function's answer, judged by the shared tests.
     fn judge(
-        &self,
-        problem: &ContactProblem,
+        call: &SolveCall<'_>,
         lambda: DVector<f64>,
         iterations: usize,
-        start: Instant,
     ) -> Result<SolveReport, SolverError> {
+        let problem = call.problem;
         if lambda.len() != problem.dim() {
             return Err(SolverError::Problem(ProblemError::Size {
                 field: "lambda",
@@ -270,8 +266,8 @@ impl CallableSolver {
             }));
         }
         let status = iterate_status(&lambda, iterations, "forces").unwrap_or_else(|| {
-            let criteria = model_criteria(self.model, problem, &lambda, &problem.velocity(&lambda));
-            if passes(&criteria, &self.settings) {
+            let criteria = model_criteria(call.model, problem, &lambda, &problem.velocity(&lambda));
+            if passes(&criteria, call.settings) {
                 SolveStatus::Converged
             } else {
                 SolveStatus::Stalled {
@@ -279,61 +275,25 @@ impl CallableSolver {
                 }
             }
         });
-        Ok(SolveReport::finish(
-            problem,
-            self.model,
-            &self.settings,
-            lambda,
-            status,
-            iterations,
-            start,
-            None,
-        ))
+        Ok(call.finish(lambda, status, iterations, None))
     }
 }
 
-impl ContactSolver for CallableSolver {
-    fn name(&self) -> &str {
-        &self.name
-    }
-
-    fn model(&self) -> ContactModel {
-        self.model
-    }
-
-    fn settings(&self) -> &SolverSettings {
-        &self.settings
-    }
-
-    fn set_settings(&mut self, settings: SolverSettings) -> Result<(), SolverError> {
-        replace_settings(&mut self.settings, settings)
-    }
-
-    fn solve(
-        &mut self,
-        problem: &ContactProblem,
-        warm_start: Option<&DVector<f64>>,
-    ) -> Result<SolveReport, SolverError> {
+impl Algorithm for PythonAlgorithm {
+    fn solve(&mut self, call: SolveCall<'_>) -> Result<SolveReport, SolverError> {
         self.raised = None;
-        let settings = self.settings.clone();
-        solve_checked(
-            problem,
-            self.model,
-            &settings,
-            warm_start,
-            |start| match self.call(problem, warm_start) {
-                Ok((lambda, iterations)) => self.judge(problem, lambda, iterations, start),
-                Err(e) => {
-                    // A PyErr's text is `TypeName: message`.
-                    let message = format!("the Python function raised {e}");
-                    self.raised = Some(e);
-                    Err(SolverError::InvalidParameter {
-                        solver: self.name.clone(),
-                        message,
-                    })
-                }
-            },
-        )
+        match self.call(call.problem, call.warm_start) {
+            Ok((lambda, iterations)) => Self::judge(&call, lambda, iterations),
+            Err(e) => {
+                // A PyErr's text is `TypeName: message`.
+                let message = format!("the Python function raised {e}");
+                self.raised = Some(e);
+                Err(SolverError::InvalidParameter {
+                    solver: self.name.clone(),
+                    message,
+                })
+            }
+        }
     }
 }
 
@@ -512,14 +472,14 @@ pub fn solve(
     if let Ok(user) = solver.cast::<PyPythonSolver>() {
         let mut callable = user.get().build(py, &settings).map_err(py_err)?;
         let result = py.detach(|| callable.solve(inner, warm.as_ref()));
-        if let Some(raised) = callable.raised.take() {
+        if let Some(raised) = callable.algorithm_mut().raised.take() {
             return Err(raised);
         }
         let report = result.map_err(py_err)?;
         return Ok(PySolveReport {
-            solver: callable.name.clone(),
-            model: model_name(callable.model),
-            run: solved_run(inner, callable.model, report),
+            solver: callable.name().to_string(),
+            model: model_name(callable.model()),
+            run: solved_run(inner, callable.model(), report),
         });
     }
     let text: String = solver.extract().map_err(|_| {

@@ -122,6 +122,11 @@ impl<A: Algorithm> Shell<A> {
         &self.algorithm
     }
 
+    /// The algorithm, mutable (e.g. to take what it kept of its last solve).
+    pub fn algorithm_mut(&mut self) -> &mut A {
+        &mut self.algorithm
+    }
+
     /// The solver as the runners' boxed form.
     pub fn boxed(self) -> Box<dyn ContactSolver>
     where
