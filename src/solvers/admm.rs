@@ -35,7 +35,7 @@
 //! last eigenvector (a simulation's next `G` is close to its last: a few products instead
 //! of 20; a cold solve starts from the all-ones vector, whatever the solver saw before). The
 //! products, the factorization and the triangular solves are the blocked kernels of
-//! [`super::factor`]; the updates of `y` and `z` and both ADMM residuals are one pass over
+//! `solvers::factor`; the updates of `y` and `z` and both ADMM residuals are one pass over
 //! the contacts. The solve allocates only its answer and report once its workspace has the
 //! problem's size. A warm start is returned at once only if it passes the same test. The relative step is not a stopping test here: a large ρ makes the steps tiny far
 //! from the solution (we measured false stops at residuals 100× above the tolerance on
