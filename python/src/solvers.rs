@@ -2,7 +2,7 @@
 //! arrays, the comparison of the Rust crate (`solvers::compare`), and a user's solver
 //! written in Python (`PythonSolver`) that goes through the same comparison path.
 
-use contactbench::metrics::{compute_model_metrics, ProblemMetrics};
+use contactbench::metrics::ProblemMetrics;
 use contactbench::problem::{ContactProblem, ProblemError};
 use contactbench::simulation::recorder::status_tag;
 use contactbench::solvers::compare::{compare, comparison_table, Candidate, SolvedRun, SolverRun};
@@ -436,22 +436,6 @@ pub fn metrics_dict<'py>(py: Python<'py>, m: &ProblemMetrics) -> PyResult<Bound<
     Ok(dict)
 }
 
-fn solved_run(problem: &ContactProblem, model: ContactModel, report: SolveReport) -> SolvedRun {
-    let metrics = compute_model_metrics(problem, &report.lambda, model);
-    SolvedRun {
-        status: report.status,
-        iterations: report.iterations,
-        solve_time: report.solve_time.as_secs_f64(),
-        criterion: report.criterion,
-        residual: report.residual,
-        criteria: report.criteria,
-        lambda: report.lambda.iter().copied().collect(),
-        c: report.velocity.iter().copied().collect(),
-        metrics,
-        history: report.history,
-    }
-}
-
 /// Solves `problem` with a built-in solver by name (`"ncp-admm"`, or the text form
 /// `"ncp-admm:rho=1e-3"`) or a `PythonSolver`, settings and parameters as keyword
 /// arguments (`eps_rel=1e-8`, `rho=1e-3`); the answer and every metric of it.
@@ -479,7 +463,7 @@ pub fn solve(
         return Ok(PySolveReport {
             solver: callable.name().to_string(),
             model: model_name(callable.model()),
-            run: solved_run(inner, callable.model(), report),
+            run: SolvedRun::from_report(inner, callable.model(), report),
         });
     }
     let text: String = solver.extract().map_err(|_| {
@@ -496,7 +480,7 @@ pub fn solve(
     Ok(PySolveReport {
         solver: built.name().to_string(),
         model: model_name(built.model()),
-        run: solved_run(inner, built.model(), report),
+        run: SolvedRun::from_report(inner, built.model(), report),
     })
 }
 

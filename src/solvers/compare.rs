@@ -9,7 +9,8 @@ use serde::Serialize;
 use serde_json::Map;
 
 use super::{
-    ContactModel, ContactSolver, Criterion, SolveStatus, SolverError, SolverId, SolverSettings,
+    ContactModel, ContactSolver, Criterion, SolveReport, SolveStatus, SolverError, SolverId,
+    SolverSettings,
 };
 use crate::metrics::{compute_model_metrics, Criteria, ProblemMetrics};
 use crate::problem::ContactProblem;
@@ -40,6 +41,26 @@ pub struct SolvedRun {
     /// The tested criterion per iteration, when recorded.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub history: Option<Vec<f64>>,
+}
+
+impl SolvedRun {
+    /// The report of a solve of `problem` by a solver of `model`, with every metric of its
+    /// answer.
+    pub fn from_report(problem: &ContactProblem, model: ContactModel, report: SolveReport) -> Self {
+        let metrics = compute_model_metrics(problem, &report.lambda, model);
+        SolvedRun {
+            status: report.status,
+            iterations: report.iterations,
+            solve_time: report.solve_time.as_secs_f64(),
+            criterion: report.criterion,
+            residual: report.residual,
+            criteria: report.criteria,
+            lambda: report.lambda.iter().copied().collect(),
+            c: report.velocity.iter().copied().collect(),
+            metrics,
+            history: report.history,
+        }
+    }
 }
 
 /// What happened to one solver.
@@ -97,21 +118,11 @@ pub fn run_solver(
     warm_start: Option<&DVector<f64>>,
 ) -> SolverRun {
     let outcome = match solver.solve(problem, warm_start) {
-        Ok(report) => {
-            let metrics = compute_model_metrics(problem, &report.lambda, solver.model());
-            RunOutcome::Solved(Box::new(SolvedRun {
-                status: report.status,
-                iterations: report.iterations,
-                solve_time: report.solve_time.as_secs_f64(),
-                criterion: report.criterion,
-                residual: report.residual,
-                criteria: report.criteria,
-                lambda: report.lambda.iter().copied().collect(),
-                c: report.velocity.iter().copied().collect(),
-                metrics,
-                history: report.history,
-            }))
-        }
+        Ok(report) => RunOutcome::Solved(Box::new(SolvedRun::from_report(
+            problem,
+            solver.model(),
+            report,
+        ))),
         Err(err) => RunOutcome::Error {
             error: err.to_string(),
         },
