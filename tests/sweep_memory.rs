@@ -2,71 +2,121 @@
 //! (brief item 4, issue 13.4): every swept run is reduced to its consistency error as it
 //! goes. Before, each of the swept runs kept its trajectory (32 bytes per step) until the
 //! table was computed.
+//!
+//! Measured as the peak of live heap bytes, counted by a global allocator of this test
+//! binary over every thread. (An earlier version read the peak resident memory of the
+//! CLI from /proc; that also counts the allocator's arenas and freed pages, and moved by
+//! several MB with the machine's load.)
 
+use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// Peak resident memory (kB) of a command, read from /proc while it runs.
-#[cfg(target_os = "linux")]
-fn peak_rss_kb(args: &[&str]) -> u64 {
-    // Four workers: four swept runs in flight at once, whatever the machine's cores.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_contactbench"))
-        .args(args)
-        .env("RAYON_NUM_THREADS", "4")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap_or_else(|e| panic!("{e}"));
-    let status = format!("/proc/{}/status", child.id());
-    let mut peak = 0;
-    loop {
-        if let Ok(text) = std::fs::read_to_string(&status) {
-            let hwm = text
-                .lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|v| v.parse::<u64>().ok());
-            peak = peak.max(hwm.unwrap_or(0));
+use contactbench::simulation::recorder::Recorder;
+use contactbench::simulation::runner::simulate_into;
+use contactbench::simulation::sweep::{sweep, SweepKind};
+use contactbench::simulation::{Scenario, SolverFactory};
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+struct PeakAllocator;
+
+fn grown(bytes: usize) {
+    let live = LIVE.fetch_add(bytes, Ordering::SeqCst) + bytes;
+    PEAK.fetch_max(live, Ordering::SeqCst);
+}
+
+// SAFETY: every call is forwarded to the system allocator unchanged; the counters are
+// atomics that never allocate.
+unsafe impl GlobalAlloc for PeakAllocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            grown(layout.size());
         }
-        match child.try_wait() {
-            Ok(Some(status)) => {
-                assert!(status.success(), "{args:?}: {status}");
-                return peak;
-            }
-            Ok(None) => std::thread::sleep(std::time::Duration::from_millis(10)),
-            Err(e) => panic!("{e}"),
+        p
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        let p = unsafe { System.alloc_zeroed(layout) };
+        if !p.is_null() {
+            grown(layout.size());
         }
+        p
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        if !p.is_null() {
+            // Counted as the new block before the old one is released, as a copy would be.
+            grown(new_size);
+            LIVE.fetch_sub(layout.size(), Ordering::SeqCst);
+        }
+        p
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) };
+        LIVE.fetch_sub(layout.size(), Ordering::SeqCst);
     }
 }
 
-#[cfg(target_os = "linux")]
+#[global_allocator]
+static GLOBAL: PeakAllocator = PeakAllocator;
+
+/// The simulator as the sweep's runner, as the CLI's.
+fn run(
+    scenario: &Scenario,
+    solver: &dyn SolverFactory,
+    recorder: &mut dyn Recorder,
+) -> Result<Option<String>, String> {
+    simulate_into(scenario, solver, recorder).map_err(|e| e.to_string())
+}
+
+/// Peak live heap bytes above the starting point while a 4-tolerance ncp-admm sweep of
+/// `ball_drop` with `steps` steps per run runs on four workers (four swept runs in flight).
+fn sweep_peak_bytes(pool: &rayon::ThreadPool, steps: u32) -> usize {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/ball_drop.yaml");
+    let duration = format!("simulation.duration={}", f64::from(steps) * 1e-3);
+    let scenario = Scenario::load(&path, &[duration]).expect("shipped scenario");
+    let solvers = [scenario
+        .solver_override("ncp-admm")
+        .expect("built-in solver")];
+    let start = LIVE.load(Ordering::SeqCst);
+    PEAK.store(start, Ordering::SeqCst);
+    let table = pool.install(|| {
+        sweep(
+            &scenario,
+            &solvers,
+            SweepKind::Tolerance,
+            &[1e-2, 1e-3, 1e-4, 1e-5],
+            &run,
+        )
+    });
+    let peak = PEAK.load(Ordering::SeqCst) - start;
+    for cell in &table.rows[0].cells {
+        assert!(cell.failure.is_none(), "{cell:?}");
+    }
+    peak
+}
+
 #[test]
 fn sweep_memory_is_the_reference_trajectory_only() {
-    let s = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("scenarios/ball_drop.yaml")
-        .display()
-        .to_string();
-    let rss = |steps: u32| {
-        let duration = format!("simulation.duration={}", f64::from(steps) * 1e-3);
-        let args = [
-            "sweep",
-            &s,
-            "--eps",
-            "1e-2,1e-3,1e-4,1e-5",
-            "--solver",
-            "ncp-admm",
-            "--set",
-            &duration,
-        ];
-        peak_rss_kb(&args)
-    };
-    let short = rss(2_000);
-    let long = rss(100_000);
-    // 98,000 more steps: the reference's trajectory takes 3.1 MB (6.3 MB of capacity at
-    // most); measured +3.6 MB. Keeping the four swept runs in flight as well (before)
-    // measured +15.3 MB.
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(4)
+        .build()
+        .expect("a 4-thread pool");
+    let short = sweep_peak_bytes(&pool, 2_000);
+    let long = sweep_peak_bytes(&pool, 100_000);
+    // 98,000 more steps: the reference trajectory, reserved once, holds 32 bytes per step.
+    // Keeping the four swept runs' trajectories as well (before) would add 4 × 3.1 MB.
+    let reference = 32 * 98_000;
+    let extra = long.saturating_sub(short);
+    println!("peak live heap: {short} B for 2,000 steps, {long} B for 100,000 (+{extra} B)");
     assert!(
-        long < short + 8_000,
-        "peak RSS {short} kB for 2,000 steps, {long} kB for 100,000"
+        extra.abs_diff(reference) < 64 * 1024,
+        "peak live heap {short} B for 2,000 steps, {long} B for 100,000: +{extra} B, \
+         the reference trajectory alone is {reference} B"
     );
 }
