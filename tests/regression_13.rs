@@ -545,59 +545,8 @@ fn item4_oversized_input_files_are_refused_before_parsing() {
     );
 }
 
-/// Peak resident memory (kB) of a command, read from /proc while it runs.
-#[cfg(target_os = "linux")]
-fn peak_rss_kb(dir: &Path, args: &[&str]) -> u64 {
-    let mut child = bin()
-        .args(args)
-        .current_dir(dir)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("spawn");
-    let status = format!("/proc/{}/status", child.id());
-    let mut peak = 0;
-    loop {
-        if let Ok(text) = std::fs::read_to_string(&status) {
-            if let Some(kb) = text
-                .lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|v| v.parse::<u64>().ok())
-            {
-                peak = peak.max(kb);
-            }
-        }
-        if child.try_wait().expect("wait").is_some() {
-            return peak;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-}
-
-#[cfg(target_os = "linux")]
-#[test]
-fn item4_memory_does_not_grow_with_the_number_of_steps() {
-    let dir = temp("rss");
-    let s = scenario_file("ball_drop.yaml");
-    let rss = |steps: u32, out: &str| {
-        let duration = format!("simulation.duration={}", f64::from(steps) * 1e-3);
-        peak_rss_kb(
-            &dir,
-            &[
-                "run", &s, "--solver", "ncp-admm", "--set", &duration, "--out", out,
-            ],
-        )
-    };
-    let short = rss(2_000, "short");
-    let long = rss(40_000, "long");
-    // Kept in memory, 38,000 more steps would take about 60 MB (1.7 kB each, issue 13).
-    assert!(
-        long < short + 8_000,
-        "peak RSS {short} kB for 2,000 steps, {long} kB for 40,000"
-    );
-    assert!(dir.join("long/ball_drop/ncp-admm/steps.csv").is_file());
-}
+// Item 4's memory test is `tests/run_memory.rs`: it counts the heap in its own test
+// binary.
 
 // ---- item 5: unclear errors ---------------------------------------------------------
 

@@ -8,62 +8,14 @@
 //! CLI from /proc; that also counts the allocator's arenas and freed pages, and moved by
 //! several MB with the machine's load.)
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
+
+mod heap;
 
 use contactbench::simulation::recorder::Recorder;
 use contactbench::simulation::runner::simulate_into;
 use contactbench::simulation::sweep::{sweep, SweepKind};
 use contactbench::simulation::{Scenario, SolverFactory};
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-struct PeakAllocator;
-
-fn grown(bytes: usize) {
-    let live = LIVE.fetch_add(bytes, Ordering::SeqCst) + bytes;
-    PEAK.fetch_max(live, Ordering::SeqCst);
-}
-
-// SAFETY: every call is forwarded to the system allocator unchanged; the counters are
-// atomics that never allocate.
-unsafe impl GlobalAlloc for PeakAllocator {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            grown(layout.size());
-        }
-        p
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc_zeroed(layout) };
-        if !p.is_null() {
-            grown(layout.size());
-        }
-        p
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
-        if !p.is_null() {
-            // Counted as the new block before the old one is released, as a copy would be.
-            grown(new_size);
-            LIVE.fetch_sub(layout.size(), Ordering::SeqCst);
-        }
-        p
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) };
-        LIVE.fetch_sub(layout.size(), Ordering::SeqCst);
-    }
-}
-
-#[global_allocator]
-static GLOBAL: PeakAllocator = PeakAllocator;
 
 /// The simulator as the sweep's runner, as the CLI's.
 fn run(
@@ -83,18 +35,17 @@ fn sweep_peak_bytes(pool: &rayon::ThreadPool, steps: u32) -> usize {
     let solvers = [scenario
         .solver_override("ncp-admm")
         .expect("built-in solver")];
-    let start = LIVE.load(Ordering::SeqCst);
-    PEAK.store(start, Ordering::SeqCst);
-    let table = pool.install(|| {
-        sweep(
-            &scenario,
-            &solvers,
-            SweepKind::Tolerance,
-            &[1e-2, 1e-3, 1e-4, 1e-5],
-            &run,
-        )
+    let (table, peak) = heap::peak_during(|| {
+        pool.install(|| {
+            sweep(
+                &scenario,
+                &solvers,
+                SweepKind::Tolerance,
+                &[1e-2, 1e-3, 1e-4, 1e-5],
+                &run,
+            )
+        })
     });
-    let peak = PEAK.load(Ordering::SeqCst) - start;
     for cell in &table.rows[0].cells {
         assert!(cell.failure.is_none(), "{cell:?}");
     }
