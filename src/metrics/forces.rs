@@ -28,6 +28,8 @@
 //! never inside a solver, and not at all when the total is at most `1e-9 ‖λ‖∞` (then
 //! required is 0 and spurious the total).
 
+use std::cell::RefCell;
+
 use nalgebra::{DMatrix, DVector, Vector3};
 use serde::{Deserialize, Serialize};
 
@@ -35,8 +37,9 @@ use crate::problem::{cones, contact_vector, ContactProblem};
 use crate::solvers::conic::{ConicLimits, ConicProgram};
 use crate::solvers::ContactModel;
 
-/// Eigenvalues of `J Jᵀ` at most this fraction of the largest span `null(Jᵀ)` (singular
-/// values below `1e-6 σ_max`).
+/// Eigenvalues of `J Jᵀ` at most this fraction of its trace `‖J‖²_F` span `null(Jᵀ)`
+/// (singular values below about `1e-6 σ_max`; the tests' eigen-decomposition reference
+/// takes the fraction of the largest eigenvalue).
 const NULL_SPACE_TOLERANCE: f64 = 1e-12;
 /// A contact whose corrected velocity is at most this fraction of `v_s` is at rest.
 const AT_REST: f64 = 1e-4;
@@ -61,247 +64,325 @@ pub struct InternalForces {
     pub spurious: f64,
 }
 
-/// An orthonormal basis (columns) of `null(Jᵀ) = null(J Jᵀ)`: by rigid body when the
-/// bodies' rows are independent ([`null_space_by_bodies`]), otherwise from a pivoted
-/// Cholesky factor of the whole `J Jᵀ` ([`null_space_of_gram`]). Empty when `J` has full
-/// row rank (e.g. Solo-12's four feet). `J Jᵀ` is summed over `J`'s nonzero entries only
-/// ([`SparseGram`]).
+/// An orthonormal basis (columns) of `null(Jᵀ) = null(J Jᵀ)`, the span of the eigenvalues
+/// of `J Jᵀ` at most `NULL_SPACE_TOLERANCE tr(J Jᵀ)`, by exclusive columns
+/// ([`NullSpaceWorkspace::null_space`]). Empty when `J` has full row rank (e.g. Solo-12's
+/// four feet). Allocates only the returned basis once its thread's workspace has grown.
 fn null_space_of_transpose(jacobian: &DMatrix<f64>) -> DMatrix<f64> {
-    let sparse = SparseGram::of(jacobian);
-    let tolerance = NULL_SPACE_TOLERANCE * sparse.gram.trace().max(f64::MIN_POSITIVE);
-    null_space_by_bodies(&sparse, tolerance)
-        .unwrap_or_else(|| null_space_of_gram(&sparse.gram, tolerance))
+    thread_local! {
+        static WORKSPACE: RefCell<NullSpaceWorkspace> = RefCell::default();
+    }
+    WORKSPACE.with(|workspace| workspace.borrow_mut().null_space(jacobian))
 }
 
-/// The null space of a PSD `gram` (`J Jᵀ`) from its pivoted Cholesky factor (the general
-/// path: eigenvalues of `J Jᵀ` below `tolerance` span `null(Jᵀ)`).
-fn null_space_of_gram(gram: &DMatrix<f64>, tolerance: f64) -> DMatrix<f64> {
-    let factor = PivotedCholesky::of(gram.as_slice().to_vec(), gram.nrows(), tolerance);
-    let mut basis = factor.null_basis();
-    orthonormalize(&mut basis);
-    basis
+/// The contacts whose rows of `J` are nonzero on the same columns (a body's chain: the
+/// four corners of a sole), and what [`NullSpaceWorkspace::null_space`] found for them.
+#[derive(Debug, Clone, Default)]
+struct Group {
+    /// The group's first contact (its column mask is the group's).
+    contact: usize,
+    /// The group's rows of `J`: `rows[start..end]` of the workspace.
+    start: usize,
+    end: usize,
+    /// The Householder factor of `E_b` in `factors[factor..]` (column-major, `end − start`
+    /// rows), its `τ`s in `taus[tau..]`.
+    factor: usize,
+    tau: usize,
+    /// `rank(E_b)` at the tolerance.
+    rank: usize,
+    /// `dim null(E_bᵀ)`, and the first row of the group's block in the reduced problem.
+    free: usize,
+    offset: usize,
 }
 
-/// `J Jᵀ` and the contacts grouped by the columns where their rows of `J` are nonzero.
-struct SparseGram {
-    /// `J Jᵀ` over the columns of `J` that are not all zero (Talos's soles touch 18 of
-    /// its 38 dofs).
-    gram: DMatrix<f64>,
-    /// Contacts whose three rows are nonzero on the same columns (a body's chain), in
-    /// order of first appearance.
-    groups: Vec<Vec<usize>>,
+/// Scratch buffers of [`null_space_of_transpose`], kept per thread: after the first call
+/// on a problem size, a call allocates only the basis it returns.
+#[derive(Debug, Default)]
+struct NullSpaceWorkspace {
+    /// Per contact, the columns where its rows of `J` are nonzero (`words` bits).
+    masks: Vec<u64>,
+    /// The columns of `J` touched by at least two groups (bits).
+    shared_bits: Vec<u64>,
+    /// The same, as indices.
+    shared: Vec<usize>,
+    /// Per contact, its group.
+    group_of: Vec<usize>,
+    groups: Vec<Group>,
+    /// The rows of `J`, group by group.
+    rows: Vec<usize>,
+    /// The groups' Householder factors and `τ`s.
+    factors: Vec<f64>,
+    taus: Vec<f64>,
+    /// The reduced problem `K` (column-major, `Σ free` rows) and its factor's `τ`s.
+    reduced: Vec<f64>,
+    reduced_taus: Vec<f64>,
+    /// `null(Kᵀ)` (column-major, `Σ free` rows).
+    kernel: Vec<f64>,
+    /// One column of a group's rows.
+    column: Vec<f64>,
 }
 
-impl SparseGram {
-    fn of(jacobian: &DMatrix<f64>) -> Self {
-        let (rows, nv) = jacobian.shape();
-        let n = rows / 3;
-        let words = nv.div_ceil(64);
-        let mut masks = vec![0_u64; n * words];
-        let mut used = Vec::with_capacity(nv);
-        for (k, column) in jacobian.as_slice().chunks_exact(rows.max(1)).enumerate() {
-            let mut any = false;
+impl NullSpaceWorkspace {
+    /// `null(Jᵀ)` by exclusive columns. Contacts whose rows of `J` are nonzero on the same
+    /// columns form a group `b` (rows `r_b`); a column of `J` nonzero in one group's rows
+    /// only is exclusive to it (a leg's joints), the others are shared (the floating base).
+    /// With `E_b = J[r_b, exclusive columns of b]` and `S` the shared columns,
+    /// `Jᵀλ = 0` ⇔ `E_bᵀ λ_b = 0` for every `b` and `J[:, S]ᵀ λ = 0`. So
+    /// `λ_b = Q_b [0; y_b]`, `Q_b` the orthogonal factor of a column-pivoted Householder
+    /// QR of `E_b` of rank `ρ_b` (its last columns span `null(E_bᵀ)`, orthonormal), and
+    /// `y` spans `null(Kᵀ)`, `K = [(Q_bᵀ J[r_b, S])[ρ_b.., :]]_b` the reduced problem
+    /// (a second pivoted QR). Then `N = blockdiag(Q_b) [0; Y]` is orthonormal by
+    /// construction (no Gram-Schmidt), and `J Jᵀ`'s quadratic form splits exactly:
+    /// `λᵀ J Jᵀ λ = Σ_b ‖E_bᵀ λ_b‖² + ‖J[:, S]ᵀ λ‖²`, so every rank is decided at the
+    /// same absolute tolerance `NULL_SPACE_TOLERANCE ‖J‖²_F` (`‖J‖²_F = tr(J Jᵀ)`).
+    /// Solo-12's feet: four 3×3 factors of full rank, and no reduced problem. Talos's
+    /// soles: two 12×6 factors of rank 6, and a 12×6 `K` that is zero to round-off (a sole's
+    /// self-cancelling forces exert no wrench on the base either). A single group (the
+    /// cube) has no shared column; a contact on the base itself has no exclusive column
+    /// (`Q_b = I`): the general case is the same computation.
+    fn null_space(&mut self, jacobian: &DMatrix<f64>) -> DMatrix<f64> {
+        let (m, nv) = jacobian.shape();
+        let n = m / 3;
+        if n == 0 {
+            return DMatrix::zeros(m, 0);
+        }
+        let tolerance = NULL_SPACE_TOLERANCE * jacobian.norm_squared().max(f64::MIN_POSITIVE);
+        let data = jacobian.as_slice();
+        let words = nv.div_ceil(64).max(1);
+        self.masks.clear();
+        self.masks.resize(n * words, 0);
+        for (k, column) in data.chunks_exact(m).enumerate() {
             for (contact, rows) in column.chunks_exact(3).enumerate() {
                 if rows.iter().any(|x| *x != 0.0) {
-                    masks[contact * words + k / 64] |= 1 << (k % 64);
-                    any = true;
+                    self.masks[contact * words + k / 64] |= 1 << (k % 64);
                 }
             }
-            if any {
-                used.push(k);
+        }
+        self.group_contacts(n, words);
+        self.find_shared_columns(words);
+
+        // Each group's factor of E_b.
+        self.factors.clear();
+        self.taus.clear();
+        let mut free = 0;
+        for group in &mut self.groups {
+            let rows = &self.rows[group.start..group.end];
+            let mb = rows.len();
+            group.factor = self.factors.len();
+            let mask = &self.masks[group.contact * words..(group.contact + 1) * words];
+            for (w, (bits, shared)) in mask.iter().zip(&self.shared_bits).enumerate() {
+                let mut exclusive = bits & !shared;
+                while exclusive != 0 {
+                    let k = 64 * w + exclusive.trailing_zeros() as usize;
+                    exclusive &= exclusive - 1;
+                    let column = &data[k * m..(k + 1) * m];
+                    self.factors.extend(rows.iter().map(|&r| column[r]));
+                }
+            }
+            let columns = (self.factors.len() - group.factor) / mb;
+            group.tau = self.taus.len();
+            self.taus.resize(group.tau + mb.min(columns), 0.0);
+            group.rank = householder_qr(
+                &mut self.factors[group.factor..],
+                mb,
+                &mut self.taus[group.tau..],
+                tolerance,
+            );
+            group.free = mb - group.rank;
+            group.offset = free;
+            free += group.free;
+        }
+        if free == 0 {
+            return DMatrix::zeros(m, 0);
+        }
+
+        // The reduced problem K = [(Q_bᵀ J[r_b, S])[ρ_b.., :]]_b, free × |S|.
+        let ns = self.shared.len();
+        self.reduced.clear();
+        self.reduced.resize(free * ns, 0.0);
+        for group in self.groups.iter().filter(|g| g.free > 0) {
+            let rows = &self.rows[group.start..group.end];
+            for (s, &k) in self.shared.iter().enumerate() {
+                let column = &data[k * m..(k + 1) * m];
+                self.column.clear();
+                self.column.extend(rows.iter().map(|&r| column[r]));
+                apply_transpose(
+                    &self.factors[group.factor..],
+                    &self.taus[group.tau..],
+                    group.rank,
+                    &mut self.column,
+                );
+                self.reduced[s * free + group.offset..s * free + group.offset + group.free]
+                    .copy_from_slice(&self.column[group.rank..]);
             }
         }
-        let gram = if used.len() == nv {
-            jacobian * jacobian.transpose()
-        } else {
-            let compact = jacobian.select_columns(&used);
-            &compact * compact.transpose()
-        };
-        let mut groups: Vec<Vec<usize>> = Vec::new();
+        self.reduced_taus.clear();
+        self.reduced_taus.resize(free.min(ns), 0.0);
+        let rank = householder_qr(&mut self.reduced, free, &mut self.reduced_taus, tolerance);
+        let dimension = free - rank;
+        if dimension == 0 {
+            return DMatrix::zeros(m, 0);
+        }
+        // Y = Q_K [0; I], free × dimension.
+        self.kernel.clear();
+        self.kernel.resize(free * dimension, 0.0);
+        for (c, column) in self.kernel.chunks_exact_mut(free).enumerate() {
+            column[rank + c] = 1.0;
+            apply(&self.reduced, &self.reduced_taus, rank, column);
+        }
+
+        // N[r_b, :] = Q_b [0; Y_b].
+        let mut null = DMatrix::zeros(m, dimension);
+        for group in self.groups.iter().filter(|g| g.free > 0) {
+            let rows = &self.rows[group.start..group.end];
+            for (c, y) in self.kernel.chunks_exact(free).enumerate() {
+                let y = &y[group.offset..group.offset + group.free];
+                if y.iter().all(|x| *x == 0.0) {
+                    continue;
+                }
+                self.column.clear();
+                self.column.resize(group.rank, 0.0);
+                self.column.extend_from_slice(y);
+                apply(
+                    &self.factors[group.factor..],
+                    &self.taus[group.tau..],
+                    group.rank,
+                    &mut self.column,
+                );
+                let out = &mut null.as_mut_slice()[c * m..(c + 1) * m];
+                for (&r, x) in rows.iter().zip(&self.column) {
+                    out[r] = *x;
+                }
+            }
+        }
+        null
+    }
+
+    /// Groups the contacts by equal column masks (in order of first appearance) and lists
+    /// their rows group by group.
+    fn group_contacts(&mut self, n: usize, words: usize) {
+        self.groups.clear();
+        self.group_of.clear();
         for contact in 0..n {
-            let mask = &masks[contact * words..(contact + 1) * words];
-            match groups
-                .iter_mut()
-                .find(|g| masks[g[0] * words..(g[0] + 1) * words] == *mask)
-            {
-                Some(group) => group.push(contact),
-                None => groups.push(vec![contact]),
-            }
+            let mask = &self.masks[contact * words..(contact + 1) * words];
+            let found = self
+                .groups
+                .iter()
+                .position(|g| self.masks[g.contact * words..(g.contact + 1) * words] == *mask);
+            let b = found.unwrap_or_else(|| {
+                self.groups.push(Group {
+                    contact,
+                    ..Group::default()
+                });
+                self.groups.len() - 1
+            });
+            self.group_of.push(b);
         }
-        Self { gram, groups }
+        self.rows.clear();
+        for (b, group) in self.groups.iter_mut().enumerate() {
+            group.start = self.rows.len();
+            for (contact, _) in self.group_of.iter().enumerate().filter(|(_, g)| **g == b) {
+                self.rows.extend(3 * contact..3 * contact + 3);
+            }
+            group.end = self.rows.len();
+        }
     }
 
-    /// The Gram matrix of the rows `r` of `J`: `(J Jᵀ)[r, r]`, column-major.
-    fn sub(&self, r: &[usize]) -> Vec<f64> {
-        let rows = self.gram.nrows();
-        let g = self.gram.as_slice();
-        let mut out = Vec::with_capacity(r.len() * r.len());
-        for &j in r {
-            let column = &g[j * rows..(j + 1) * rows];
-            out.extend(r.iter().map(|&i| column[i]));
+    /// The columns touched by at least two groups.
+    fn find_shared_columns(&mut self, words: usize) {
+        self.shared_bits.clear();
+        self.shared_bits.resize(words, 0);
+        self.shared.clear();
+        for w in 0..words {
+            let mut once = 0_u64;
+            let mut twice = 0_u64;
+            for group in &self.groups {
+                let bits = self.masks[group.contact * words + w];
+                twice |= once & bits;
+                once |= bits;
+            }
+            self.shared_bits[w] = twice;
+            while twice != 0 {
+                self.shared.push(64 * w + twice.trailing_zeros() as usize);
+                twice &= twice - 1;
+            }
         }
-        out
     }
 }
 
-/// `null(Jᵀ)` body by body. Contacts whose rows of `J` are nonzero on the same columns
-/// (the dofs of one body's chain: the four corners of a sole) form a group `b`, and
-/// `Jᵀλ = Σ_b J_bᵀ λ_b`. Each group's null space `null(J_bᵀ)` lies in `null(Jᵀ)`; their
-/// direct sum is all of it exactly when the groups' row spaces are independent, i.e. when
-/// the rows that each group's pivoted factor keeps have together full row rank, which
-/// the pivoted factor of their Gram matrix decides (same tolerance). Talos's two soles
-/// then cost two 12×12 factors of rank 6 and one 12×12 check instead of a 24×24 factor
-/// of rank 12 and a 24×12 orthonormalization. `None` (use the general path) when the
-/// check fails or there is a single group. Which contacts are grouped only decides the
-/// cost: the check makes the answer the null space of `Jᵀ` whatever the grouping. Also
-/// `None` when every group is a single contact (Solo-12's feet): the check would cost
-/// what the general path costs.
-fn null_space_by_bodies(sparse: &SparseGram, tolerance: f64) -> Option<DMatrix<f64>> {
-    if sparse.groups.len() < 2 || sparse.groups.iter().all(|g| g.len() == 1) {
-        return None;
-    }
-    let mut kept_rows = Vec::with_capacity(sparse.gram.nrows());
-    let mut blocks = Vec::with_capacity(sparse.groups.len());
-    for group in &sparse.groups {
-        let rows: Vec<usize> = group.iter().flat_map(|&c| 3 * c..3 * c + 3).collect();
-        let factor = PivotedCholesky::of(sparse.sub(&rows), rows.len(), tolerance);
-        kept_rows.extend(factor.order[..factor.rank].iter().map(|&k| rows[k]));
-        if factor.rank < rows.len() {
-            blocks.push((rows, factor.null_basis()));
-        }
-    }
-    let check = PivotedCholesky::of(sparse.sub(&kept_rows), kept_rows.len(), tolerance);
-    if check.rank < kept_rows.len() {
-        return None;
-    }
-    let dimension: usize = blocks.iter().map(|(_, basis)| basis.ncols()).sum();
-    let mut null = DMatrix::zeros(sparse.gram.nrows(), dimension);
-    let mut column = 0;
-    for (rows, mut basis) in blocks {
-        orthonormalize(&mut basis);
-        for k in 0..basis.ncols() {
-            for (local, &row) in rows.iter().enumerate() {
-                null[(row, column + k)] = basis[(local, k)];
+/// A Householder QR with column pivoting (Golub & Van Loan, *Matrix Computations*, 4th
+/// ed., §5.4.2) of the column-major `m × c` matrix `a`, stopped at rank `ρ` when no
+/// remaining column has a squared norm (rows `ρ..`) above `tolerance`; returns `ρ`. The
+/// column norms are recomputed at every step (no downdating: the decision is taken where
+/// downdating cancels). Leaves reflector `j`'s `v_j` (with `v_j[j] = 1` implicit) below the
+/// diagonal of column `j < ρ` and `τ_j` in `taus[j]`, so that `Q = H_0 ⋯ H_{ρ−1}`,
+/// `H_j = I − τ_j v_j v_jᵀ`; `R` and the permutation are not kept (only `Q` is used).
+/// Pivoting on the largest remaining column is what a pivoted Cholesky factor of `aᵀa`
+/// does (Higham 2002, §10.3), without squaring `a`.
+fn householder_qr(a: &mut [f64], m: usize, taus: &mut [f64], tolerance: f64) -> usize {
+    let c = a.len().checked_div(m).unwrap_or(0);
+    let mut rank = 0;
+    while rank < m.min(c) {
+        let j = rank;
+        let (mut p, mut largest) = (j, f64::NEG_INFINITY);
+        for (k, column) in a[j * m..c * m].chunks_exact(m).enumerate() {
+            let squared: f64 = column[j..].iter().map(|x| x * x).sum();
+            if squared > largest {
+                (p, largest) = (j + k, squared);
             }
         }
-        column += basis.ncols();
+        if largest.is_nan() || largest <= tolerance {
+            break;
+        }
+        if p != j {
+            let (left, right) = a.split_at_mut(p * m);
+            left[j * m..(j + 1) * m].swap_with_slice(&mut right[..m]);
+        }
+        let (left, right) = a.split_at_mut((j + 1) * m);
+        let x = &mut left[j * m + j..];
+        let alpha = x[0];
+        let norm = largest.sqrt();
+        let beta = if alpha >= 0.0 { -norm } else { norm };
+        taus[j] = (beta - alpha) / beta;
+        let scale = 1.0 / (alpha - beta);
+        x[1..].iter_mut().for_each(|v| *v *= scale);
+        x[0] = beta;
+        for column in right.chunks_exact_mut(m) {
+            reflect(&x[1..], taus[j], &mut column[j..]);
+        }
+        rank += 1;
     }
-    Some(null)
+    rank
 }
 
-/// A Cholesky factorization of a PSD matrix with complete pivoting (Higham, *Accuracy
-/// and Stability of Numerical Algorithms*, 2002, §10.3): the largest remaining diagonal
-/// pivot first, stopping at rank `r` when none exceeds the tolerance (the Schur
-/// complement left, PSD, then has every eigenvalue below `(n − r) tolerance`). A pivot
-/// bounds the Schur complement's eigenvalues from above but not the matrix's from below
-/// in general; rank-revealing in practice (Higham, §10.3.2), and checked against the
-/// eigen-decomposition in the tests.
-struct PivotedCholesky {
-    /// `L = [L₁₁; L₂₁]` in the first `rank` columns (column-major `n × n`, lower
-    /// triangle; the rest is
-    /// the Schur complement's).
-    factor: Vec<f64>,
-    n: usize,
-    /// `P G Pᵀ ≈ L Lᵀ`: row `k` of the permuted matrix is row `order[k]` of `G`.
-    order: Vec<usize>,
-    rank: usize,
+/// `y ← (I − τ v vᵀ) y` with `v = [1; tail]`.
+fn reflect(tail: &[f64], tau: f64, y: &mut [f64]) {
+    let (head, rest) = y.split_at_mut(1);
+    let dot = head[0]
+        + tail
+            .iter()
+            .zip(rest.iter())
+            .map(|(v, x)| v * x)
+            .sum::<f64>();
+    let s = tau * dot;
+    head[0] -= s;
+    rest.iter_mut().zip(tail).for_each(|(x, v)| *x -= s * v);
 }
 
-impl PivotedCholesky {
-    /// Factors the column-major `n × n` symmetric `a`, of which only the lower triangle
-    /// is read and written (symmetric pivoting as LAPACK's `dpstf2`).
-    fn of(mut a: Vec<f64>, n: usize, tolerance: f64) -> Self {
-        let mut order: Vec<usize> = (0..n).collect();
-        let mut rank = 0;
-        while rank < n {
-            let j = rank;
-            let mut p = j;
-            for i in j + 1..n {
-                if a[i + i * n] > a[p + p * n] {
-                    p = i;
-                }
-            }
-            let pivot = a[p + p * n];
-            if pivot.is_nan() || pivot <= tolerance {
-                break;
-            }
-            if p != j {
-                // Swap indices j < p of the trailing matrix (lower triangle) and rows j, p
-                // of the columns of L already computed.
-                a.swap(j + j * n, p + p * n);
-                for c in 0..j {
-                    a.swap(j + c * n, p + c * n);
-                }
-                for i in j + 1..p {
-                    a.swap(i + j * n, p + i * n);
-                }
-                let (left, right) = a.split_at_mut(p * n);
-                left[j * n + p + 1..(j + 1) * n].swap_with_slice(&mut right[p + 1..n]);
-                order.swap(j, p);
-            }
-            let (done, rest) = a.split_at_mut((j + 1) * n);
-            let l = &mut done[j * n + j..(j + 1) * n];
-            let root = pivot.sqrt();
-            l[0] = root;
-            l[1..].iter_mut().for_each(|x| *x /= root);
-            let l = &l[1..];
-            // Schur complement, lower triangle: column c −= L_c · L[c.., j].
-            for (k, column) in rest.chunks_exact_mut(n).enumerate() {
-                let c = j + 1 + k;
-                let l_c = l[k];
-                column[c..]
-                    .iter_mut()
-                    .zip(&l[k..])
-                    .for_each(|(x, li)| *x -= li * l_c);
-            }
-            rank += 1;
-        }
-        Self {
-            factor: a,
-            n,
-            order,
-            rank,
-        }
-    }
-
-    /// A basis (not orthonormal) of `null(Lᵀ Pᵀ)`: the columns of `Pᵀ [X; I]` with
-    /// `L₁₁ᵀ X = −L₂₁ᵀ` (back substitution, `L₁₁` lower triangular).
-    fn null_basis(&self) -> DMatrix<f64> {
-        let (a, rank, n) = (&self.factor, self.rank, self.n);
-        let free = n - rank;
-        let mut basis = DMatrix::zeros(n, free);
-        let mut x = vec![0.0; rank];
-        for c in 0..free {
-            for k in (0..rank).rev() {
-                let dot: f64 = (k + 1..rank).map(|m| a[m + k * n] * x[m]).sum();
-                x[k] = (-a[rank + c + k * n] - dot) / a[k + k * n];
-            }
-            for (k, xk) in x.iter().enumerate() {
-                basis[(self.order[k], c)] = *xk;
-            }
-            basis[(self.order[rank + c], c)] = 1.0;
-        }
-        basis
+/// `y ← Qᵀ y` with the first `rank` reflectors of a [`householder_qr`] factor (`m = y.len()`
+/// rows).
+fn apply_transpose(factor: &[f64], taus: &[f64], rank: usize, y: &mut [f64]) {
+    let m = y.len();
+    for j in 0..rank {
+        reflect(&factor[j * m + j + 1..(j + 1) * m], taus[j], &mut y[j..]);
     }
 }
 
-/// Orthonormalizes `basis`'s (independent) columns in place: modified Gram-Schmidt,
-/// twice ("twice is enough": Giraud et al., Numer. Math. 2005), orthonormal to round-off
-/// for the well-conditioned bases `[X; I]` of [`PivotedCholesky::null_basis`].
-fn orthonormalize(basis: &mut DMatrix<f64>) {
-    let m = basis.nrows();
-    let q = basis.as_mut_slice();
-    for j in 0..q.len() / m.max(1) {
-        let (done, rest) = q.split_at_mut(j * m);
-        let v = &mut rest[..m];
-        for _ in 0..2 {
-            for p in done.chunks_exact(m) {
-                let dot: f64 = p.iter().zip(v.iter()).map(|(a, b)| a * b).sum();
-                v.iter_mut().zip(p).for_each(|(x, a)| *x -= dot * a);
-            }
-        }
-        let norm = v.iter().map(|x| x * x).sum::<f64>().sqrt();
-        v.iter_mut().for_each(|x| *x /= norm);
+/// `y ← Q y` with the first `rank` reflectors of a [`householder_qr`] factor.
+fn apply(factor: &[f64], taus: &[f64], rank: usize, y: &mut [f64]) {
+    let m = y.len();
+    for j in (0..rank).rev() {
+        reflect(&factor[j * m + j + 1..(j + 1) * m], taus[j], &mut y[j..]);
     }
 }
 
@@ -672,12 +753,13 @@ mod tests {
     }
 
     #[test]
-    fn the_pivoted_cholesky_finds_the_eigen_decompositions_null_space() {
+    fn the_null_space_is_the_eigen_decompositions() {
         // The cube's 4 corners (12 rows, rank 6) and seeded J = A B of 24 rows, rank 12,
-        // 38 columns (Talos's sizes), rows scaled over 6 decades: same dimension as the
-        // eigen-decomposition's, orthonormal, the same projector N Nᵀ to 5e-8 (measured
-        // ≤ 4.6e-9), and ‖Jᵀ N‖∞ ≤ 5e-15 ‖J‖∞ (measured ≤ 1.4e-15; the eigenvectors'
-        // own ‖Jᵀ N‖∞ reach 5e-13 ‖J‖∞ on the scaled cases, where the projector gap is).
+        // 38 columns (Talos's sizes; dense, so one group with every column exclusive),
+        // rows scaled over 6 decades: same dimension as the eigen-decomposition's,
+        // orthonormal, the same projector N Nᵀ to 5e-8 (the eigenvectors' own ‖Jᵀ N‖∞ reach
+        // 5e-13 ‖J‖∞ on the scaled cases, where the projector gap is), and
+        // ‖Jᵀ N‖∞ ≤ 5e-15 ‖J‖∞.
         use rand::{RngExt, SeedableRng};
         let Ok(p) = cube_on_plane(1.0, 0.1, 0.5, 0.0, 1e-3) else {
             panic!("valid cube");
@@ -714,22 +796,27 @@ mod tests {
     }
 
     /// A seeded `J` of contacts on rigid bodies: body `b` moves with `J_b` (6 × nv,
-    /// nonzero on a shared 6-dof base and its own 6-dof chain; nv = 38 as Talos), and each
-    /// of its contacts has the rows `C_i J_b` with `C_i = Rᵀ [I, −[r]×]` (a point at `r`
-    /// in a frame `R`), `contacts[b]` contacts on body `b`.
-    fn rigid_body_jacobian(contacts: &[usize], rng: &mut rand_chacha::ChaCha8Rng) -> DMatrix<f64> {
+    /// nonzero on a shared 6-dof base and on its own chain of `bodies[b].1` dofs, which
+    /// are exclusive to it; a chain of 0 dofs is the base itself), and each of its
+    /// `bodies[b].0` contacts has the rows `C_i J_b` with `C_i = Rᵀ [I, −[r]×]` (a point at
+    /// `r` in a frame `R`). nv = 6 + the chains' dofs.
+    fn rigid_body_jacobian(
+        bodies: &[(usize, usize)],
+        rng: &mut rand_chacha::ChaCha8Rng,
+    ) -> DMatrix<f64> {
         use rand::RngExt;
-        let nv = 38;
-        let n: usize = contacts.iter().sum();
+        let nv = 6 + bodies.iter().map(|b| b.1).sum::<usize>();
+        let n: usize = bodies.iter().map(|b| b.0).sum();
         let mut jacobian = DMatrix::zeros(3 * n, nv);
-        let mut row = 0;
-        for (b, &k) in contacts.iter().enumerate() {
+        let (mut row, mut chain) = (0, 6);
+        for &(k, dofs) in bodies {
             let mut body = DMatrix::zeros(6, nv);
             for i in 0..6 {
-                for j in (0..6).chain(6 + 6 * b..12 + 6 * b) {
+                for j in (0..6).chain(chain..chain + dofs) {
                     body[(i, j)] = rng.random_range(-1.0..1.0);
                 }
             }
+            chain += dofs;
             for _ in 0..k {
                 let r = Vector3::from_fn(|_, _| rng.random_range(-0.2..0.2));
                 let axis = Vector3::from_fn(|_, _| rng.random_range(-1.0..1.0));
@@ -745,80 +832,151 @@ mod tests {
         jacobian
     }
 
+    /// `(dim, ‖N Nᵀ − N_e N_eᵀ‖∞, ‖Jᵀ N‖∞ / ‖J‖∞)` of [`null_space_of_transpose`] against
+    /// the eigen-decomposition's `N_e`, after checking that the dimensions agree, that `N`
+    /// is orthonormal to 1e-13 and that the projector gap is at most `1e-14 λ_max / λ_gap`
+    /// (`λ_gap` the smallest eigenvalue of `J Jᵀ` above the threshold: both bases are
+    /// accurate to round-off, so their angle is round-off over the relative spectral gap,
+    /// Davis & Kahan 1970; the eigenvectors' own error dominates it).
+    fn against_eigen_decomposition(jacobian: &DMatrix<f64>, case: &str) -> (usize, f64, f64) {
+        let fast = null_space_of_transpose(jacobian);
+        let eigen = null_space_by_eigen_decomposition(jacobian);
+        let k = fast.ncols();
+        assert_eq!(k, eigen.ncols(), "{case}: dimension");
+        assert_eq!(fast.nrows(), jacobian.nrows(), "{case}: rows");
+        let orthonormal = (fast.transpose() * &fast - DMatrix::identity(k, k)).amax();
+        assert!(
+            orthonormal < 1e-13,
+            "{case}: orthonormal to {orthonormal:e}"
+        );
+        let projector = (&fast * fast.transpose() - &eigen * eigen.transpose()).amax();
+        let annihilated = (jacobian.transpose() * &fast).amax() / jacobian.amax();
+        let values = (jacobian * jacobian.transpose()).symmetric_eigenvalues();
+        let largest = values.amax();
+        let gap = values
+            .iter()
+            .filter(|v| **v > NULL_SPACE_TOLERANCE * largest)
+            .fold(largest, |m, v| m.min(*v));
+        assert!(
+            projector <= 1e-14 * largest / gap,
+            "{case}: projector gap {projector:e}, relative spectral gap {:e}",
+            gap / largest
+        );
+        (k, projector, annihilated)
+    }
+
     #[test]
-    fn the_null_space_by_bodies_is_the_general_one() {
-        // Seeded contacts on rigid bodies (Talos's two soles of 4 corners, Solo-12's four
-        // feet, bodies with 1, 2 and 4 contacts, one sole of 4): where the bodies' rows are
-        // independent the body-by-body path answers, with the dimension of the general
-        // path and of the eigen-decomposition, an orthonormal basis, the general path's
-        // projector N Nᵀ to 2e-13 (measured ≤ 2.2e-14) and ‖Jᵀ N‖∞ ≤ 5e-15 ‖J‖∞ (measured
-        // ≤ 2.0e-15). A contact whose rows are the
-        // sum of two others' (another support, dependent on them) makes the check fail:
-        // the general path answers. One contact per body (Solo-12) goes to the general
-        // path directly.
+    fn the_exclusive_columns_give_the_eigen_decompositions_null_space() {
+        // Seeded contacts on rigid bodies, 8 draws each: Talos's two soles of 4 corners on
+        // 6-dof legs (null(E_bᵀ) of dimension 6 each, K zero to round-off), Solo-12's four
+        // feet on 3-dof legs (every E_b of full row rank: empty), bodies of 1, 2 and 4
+        // contacts, a single sole (one group, no shared column), rank-deficient chains
+        // (a sole on 3 and 2 dofs, feet on 2 dofs: K has rank), a contact on the base
+        // itself (no exclusive column) next to two soles, a sole on the base alone. Same
+        // dimension as the eigen-decomposition's (checked against the rigid bodies' wrench
+        // ranks where the bodies are independent), orthonormal, the same projector N Nᵀ
+        // to 1e-14 over the relative spectral gap (measured ≤ 4.1e-11 absolute on the draws
+        // of smallest gap) and ‖Jᵀ N‖∞ ≤ 1e-13 ‖J‖∞ (measured ≤ 2.7e-14: the null directions of
+        // E_bᵀ are accurate to round-off times E_b's condition, which J[r_b, S]'s columns
+        // amplify; the pivoted Cholesky factor of J Jᵀ before had ≤ 2e-15).
         use rand::SeedableRng;
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
         let mut worst = (0.0_f64, 0.0_f64);
-        for contacts in [&[4, 4][..], &[1, 1, 1, 1], &[1, 2, 4], &[4], &[2, 2, 2, 2]] {
-            let jacobian = rigid_body_jacobian(contacts, &mut rng);
-            let sparse = SparseGram::of(&jacobian);
-            let dense = &jacobian * jacobian.transpose();
-            assert!((&sparse.gram - &dense).amax() <= 1e-15 * dense.amax());
-            let tolerance = NULL_SPACE_TOLERANCE * dense.trace();
-            let by_bodies = null_space_by_bodies(&sparse, tolerance);
-            assert_eq!(sparse.groups.len(), contacts.len());
-            if contacts.len() < 2 || contacts.iter().all(|&c| c == 1) {
-                // One body, or one contact per body: the general path answers.
-                assert!(by_bodies.is_none());
-                assert_eq!(
-                    null_space_of_transpose(&jacobian).ncols(),
-                    null_space_by_eigen_decomposition(&jacobian).ncols()
+        // A body's wrench map has rank 3 with one contact, 5 with two (a squeeze along
+        // the line between them is internal), 6 with more.
+        let rank = |c: usize| [0, 3, 5, 6][c.min(3)];
+        type Bodies<'a> = &'a [(usize, usize)];
+        let independent = |bodies: &[(usize, usize)]| {
+            Some(bodies.iter().map(|&(c, _)| 3 * c - rank(c)).sum::<usize>())
+        };
+        let cases: [(Bodies, Option<usize>); 10] = [
+            (&[(4, 6), (4, 6)], Some(12)),
+            (&[(1, 3), (1, 3), (1, 3), (1, 3)], Some(0)),
+            (
+                &[(1, 6), (2, 6), (4, 6)],
+                independent(&[(1, 6), (2, 6), (4, 6)]),
+            ),
+            (&[(4, 6)], Some(6)),
+            (&[(2, 6), (2, 6), (2, 6), (2, 6)], Some(4)),
+            (&[(4, 3), (4, 2)], None),
+            (&[(1, 2), (1, 2), (1, 2), (1, 2)], None),
+            (&[(4, 6), (4, 6), (1, 0)], None),
+            (&[(4, 0)], Some(6)),
+            (&[(2, 1), (3, 0), (1, 4)], None),
+        ];
+        for (bodies, expected) in cases {
+            for draw in 0..8 {
+                let jacobian = rigid_body_jacobian(bodies, &mut rng);
+                let case = format!("{bodies:?} draw {draw}");
+                let (k, projector, annihilated) = against_eigen_decomposition(&jacobian, &case);
+                if let Some(expected) = expected {
+                    assert_eq!(k, expected, "{case}");
+                }
+                worst = (worst.0.max(projector), worst.1.max(annihilated));
+                assert!(
+                    projector < 5e-11 && annihilated < 1e-13,
+                    "{case}: {projector:e} {annihilated:e}"
                 );
-                continue;
             }
-            let Some(fast) = by_bodies else {
-                panic!("{contacts:?}: the bodies' rows are independent");
-            };
-            let general = null_space_of_gram(&dense, tolerance);
-            let eigen = null_space_by_eigen_decomposition(&jacobian);
-            let k = fast.ncols();
-            assert_eq!(k, general.ncols(), "{contacts:?}");
-            assert_eq!(k, eigen.ncols(), "{contacts:?}");
-            // A body's wrench map has rank 3 with one contact, 5 with two (a squeeze along
-            // the line between them is internal), 6 with more.
-            let rank = |c: usize| [0, 3, 5, 6][c.min(3)];
-            assert_eq!(k, contacts.iter().map(|&c| 3 * c - rank(c)).sum::<usize>());
-            let orthonormal = (fast.transpose() * &fast - DMatrix::identity(k, k)).amax();
-            let projector = (&fast * fast.transpose() - &general * general.transpose()).amax();
-            let annihilated = (jacobian.transpose() * &fast).amax() / jacobian.amax();
-            worst = (worst.0.max(projector), worst.1.max(annihilated));
-            assert!(orthonormal < 1e-12, "{contacts:?}: {orthonormal:e}");
-            assert!(
-                projector < 2e-13 && annihilated < 5e-15,
-                "{contacts:?}: {projector:e} {annihilated:e}"
-            );
         }
         println!(
             "largest projector gap {:e}, ‖JᵀN‖∞/‖J‖∞ {:e}",
             worst.0, worst.1
         );
-        // Contacts 0, 1 on body A, 2 on B, and 3's rows replaced by 0's plus 2's.
-        let mut dependent = rigid_body_jacobian(&[2, 1, 1], &mut rng);
-        let sum = dependent.rows(0, 3) + dependent.rows(6, 3);
-        dependent.rows_mut(9, 3).copy_from(&sum);
-        let sparse = SparseGram::of(&dependent);
-        let tolerance = NULL_SPACE_TOLERANCE * sparse.gram.trace();
-        assert_eq!(sparse.groups.len(), 3);
-        assert!(null_space_by_bodies(&sparse, tolerance).is_none());
-        assert_eq!(null_space_of_transpose(&dependent).ncols(), 4);
-        assert_eq!(null_space_by_eigen_decomposition(&dependent).ncols(), 4);
     }
 
     #[test]
-    fn the_pivoted_cholesky_finds_empty_null_spaces_only_at_full_rank() {
+    fn rank_deficient_and_dependent_rows_give_the_eigen_decompositions_null_space() {
+        // Exactly rank-deficient E_b: a sole on a 6-dof leg with one joint column equal to
+        // another's (a leg at a singularity; E_b of rank 5, null(E_bᵀ) of dimension 7, whose
+        // extra direction the reduced problem removes: 12) and a foot on a 3-dof leg with a
+        // zero joint column (E_b 3×2, a 1×6 reduced problem of rank 1: empty). Dependent
+        // rows across groups: a contact whose rows are the sum of two others' on two bodies
+        // (its own group, every column shared: 1 + 3). All against the
+        // eigen-decomposition as above.
+        use rand::SeedableRng;
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(17);
+        let mut worst = (0.0_f64, 0.0_f64);
+        for draw in 0..8 {
+            let mut singular = rigid_body_jacobian(&[(4, 6), (4, 6)], &mut rng);
+            let knee = singular.column(7).into_owned();
+            singular.set_column(9, &knee);
+            let mut zero_joint = rigid_body_jacobian(&[(1, 3), (1, 3), (1, 3), (1, 3)], &mut rng);
+            zero_joint.column_mut(8).fill(0.0);
+            // Contacts 0, 1 on body A, 2 on B, and 3's rows replaced by 0's plus 2's.
+            let mut dependent = rigid_body_jacobian(&[(2, 6), (1, 6), (1, 6)], &mut rng);
+            let sum = dependent.rows(0, 3) + dependent.rows(6, 3);
+            dependent.rows_mut(9, 3).copy_from(&sum);
+            for (jacobian, name) in [
+                (&singular, "singular leg"),
+                (&zero_joint, "zero joint"),
+                (&dependent, "dependent rows"),
+            ] {
+                let case = format!("{name} draw {draw}");
+                let (k, projector, annihilated) = against_eigen_decomposition(jacobian, &case);
+                match name {
+                    "singular leg" => assert_eq!(k, 12, "{case}"),
+                    "zero joint" => assert_eq!(k, 0, "{case}"),
+                    _ => assert_eq!(k, 4, "{case}"),
+                }
+                worst = (worst.0.max(projector), worst.1.max(annihilated));
+                assert!(
+                    projector < 5e-11 && annihilated < 1e-13,
+                    "{case}: {projector:e} {annihilated:e}"
+                );
+            }
+        }
+        println!(
+            "largest projector gap {:e}, ‖JᵀN‖∞/‖J‖∞ {:e}",
+            worst.0, worst.1
+        );
+    }
+
+    #[test]
+    fn the_null_space_is_empty_only_at_full_row_rank() {
         // Full row rank (3 rows of a point on one free body, nv = 6): empty; the cube's 4
         // corners (12 rows, rank 6): 6; nearly dependent rows (eigenvalue ratio ~1e-14,
-        // below the 1e-12 threshold): the eigen-decomposition's count, 1.
+        // below the 1e-12 threshold): the eigen-decomposition's count, 1; no contact: empty.
         let Ok(p) = cube_on_plane(1.0, 0.1, 0.5, 0.0, 1e-3) else {
             panic!("valid cube");
         };
@@ -833,6 +991,8 @@ mod tests {
         close.set_row(3, &row);
         assert_eq!(null_space_by_eigen_decomposition(&close).ncols(), 1);
         assert_eq!(null_space_of_transpose(&close).ncols(), 1);
+        let none = DMatrix::<f64>::zeros(0, 6);
+        assert_eq!(null_space_of_transpose(&none).shape(), (0, 0));
     }
 
     /// The NCP answer of a problem by ncp-admm at a tight tolerance.
