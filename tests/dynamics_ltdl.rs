@@ -108,6 +108,28 @@ fn solves_and_inverse_diagonal_match_the_dense_inverse() {
 }
 
 #[test]
+fn inverse_diagonal_on_some_dofs_writes_only_those() {
+    for robot in ROBOTS {
+        let model = load_robot(robot);
+        let nv = model.nv();
+        let mut factor = MassLtdl::new(&model);
+        for m in mass_matrices(&model, 2, 5) {
+            factor.factorize(&m).unwrap();
+            let mut all = vec![0.0; nv];
+            factor.inverse_diagonal(&mut all).unwrap();
+            let dofs: Vec<usize> = (0..nv).filter(|j| j % 3 != 1).collect();
+            let mut some = vec![-1.0; nv];
+            factor.inverse_diagonal_on(&dofs, &mut some).unwrap();
+            for j in 0..nv {
+                let expected = if j % 3 != 1 { all[j] } else { -1.0 };
+                assert_eq!(some[j], expected, "{robot}: entry {j}");
+            }
+            assert!(factor.inverse_diagonal_on(&[nv], &mut some).is_err());
+        }
+    }
+}
+
+#[test]
 fn indefinite_and_wrongly_sized_inputs_are_refused() {
     let model = load_robot("solo12");
     let nv = model.nv();

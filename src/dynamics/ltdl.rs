@@ -10,7 +10,8 @@
 //!   root to the leaves);
 //! - `L⁻ᵀ b` of a vector supported on a set of chains (a contact Jacobian row) stays on
 //!   those chains, so that `G = J M⁻¹ Jᵀ = (L⁻ᵀ Jᵀ)ᵀ D⁻¹ (L⁻ᵀ Jᵀ)` costs what the chains cost;
-//! - `(M⁻¹)_jj = Σ_k (L⁻ᵀ e_j)_k² / D_k` over the chain of `j`, without inverting `M`.
+//! - `(M⁻¹)_jj = Σ_k (L⁻ᵀ e_j)_k² / D_k` over the chain of `j`, without inverting `M`, and
+//!   only for the dofs asked (the PD's actuated joints).
 //!
 //! Storage: row `k` of `L` keeps only its ancestor entries, `L[k][λ(k)], L[k][λ²(k)], …`
 //! contiguously (the ancestors of `λ^m(k)` are the tail of `k`'s list, so the in-place
@@ -42,7 +43,7 @@ pub struct MassLtdl {
     d: Vec<f64>,
     /// `1 / D_k`.
     inverse_d: Vec<f64>,
-    /// Scratch: the rows of `L⁻¹`, stored as `l` ([`MassLtdl::inverse_diagonal`]).
+    /// Scratch: one row of `L⁻¹` on a chain ([`MassLtdl::inverse_diagonal_on`]).
     work: Vec<f64>,
 }
 
@@ -76,9 +77,10 @@ impl MassLtdl {
             }
         }
         start.push(ancestors.len());
+        let depth = start.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0);
         MassLtdl {
             l: vec![0.0; ancestors.len()],
-            work: vec![0.0; ancestors.len()],
+            work: vec![0.0; depth],
             parent,
             ancestors,
             start,
@@ -193,6 +195,7 @@ impl MassLtdl {
     /// `support`.
     /// Works on any vector type with `−=` and scaling, e.g. `Vector3` for the three rows of
     /// a contact at once.
+    #[inline]
     pub fn solve_lt_on<T>(&self, b: &mut [T], support: &[usize]) -> Result<(), DynamicsError>
     where
         T: Copy + SubAssign + Mul<f64, Output = T>,
@@ -209,41 +212,66 @@ impl MassLtdl {
         &self.inverse_d
     }
 
-    /// `(M⁻¹)_jj` for every dof `j` into `out` (nv entries), without inverting `M`: with
-    /// `U = L⁻¹` (unit lower triangular, the sparsity of `L`), `M⁻¹ = U D⁻¹ Uᵀ` and
-    /// `(M⁻¹)_jj = 1 / D_j + Σ_t U[j][a_t]² / D_{a_t}` over the ancestors `a_0 = λ(j), a_1, …`.
-    /// Row `j` of `U` follows from `L U = I`, ancestors first:
-    /// `U[j][a_t] = −L[j][a_t] − Σ_{s < t} L[j][a_s] U[a_s][a_t]`, where `U[a_s][·]` on
-    /// `a_{s+1}, a_{s+2}, …` is row `a_s`'s own ancestor list.
+    /// `(M⁻¹)_jj` for every dof `j` into `out` (nv entries), without inverting `M`
+    /// ([`MassLtdl::inverse_diagonal_on`] on every dof).
     pub fn inverse_diagonal(&mut self, out: &mut [f64]) -> Result<(), DynamicsError> {
         self.check_len(out.len())?;
-        let mut u = std::mem::take(&mut self.work);
-        if u.len() != self.l.len() {
-            u = vec![0.0; self.l.len()];
-        }
+        let mut w = std::mem::take(&mut self.work);
         for (j, o) in out.iter_mut().enumerate() {
-            let (from, to) = (self.start[j], self.start[j + 1]);
-            let (before, rest) = u.split_at_mut(from);
-            let row_j = &mut rest[..to - from];
-            for (uj, lj) in row_j.iter_mut().zip(&self.l[from..to]) {
-                *uj = -lj;
-            }
-            for s in 0..row_j.len() {
-                let a = self.ancestors[from + s];
-                let l_ja = self.l[from + s];
-                let tail = &mut row_j[s + 1..];
-                let start_a = self.start[a];
-                axpy(-l_ja, &before[start_a..start_a + tail.len()], tail);
-            }
-            *o = self.inverse_d[j]
-                + row_j
-                    .iter()
-                    .zip(&self.ancestors[from..to])
-                    .map(|(ujk, &k)| ujk * ujk * self.inverse_d[k])
-                    .sum::<f64>();
+            *o = self.inverse_diagonal_entry(j, &mut w);
         }
-        self.work = u;
+        self.work = w;
         Ok(())
+    }
+
+    /// `(M⁻¹)_jj` for the dofs `j` in `dofs` into `out[j]` (`out` has nv entries, the
+    /// others are left as they are), without inverting `M`: with `U = L⁻¹` (unit lower
+    /// triangular, the sparsity of `L`), `M⁻¹ = U D⁻¹ Uᵀ` and
+    /// `(M⁻¹)_jj = 1 / D_j + Σ_t U[j][a_t]² / D_{a_t}` over the ancestors
+    /// `a_0 = λ(j), a_1, …` of `j`. Row `j` of `U` follows from `U L = I` alone, nearest
+    /// ancestor first (`U[j][a] = −Σ_{m ∈ (a, j]} U[j][m] L[m][a]`, `U[j][j] = 1`), so each
+    /// entry costs one walk of `j`'s chain and no other row of `U` is formed.
+    pub fn inverse_diagonal_on(
+        &mut self,
+        dofs: &[usize],
+        out: &mut [f64],
+    ) -> Result<(), DynamicsError> {
+        self.check_len(out.len())?;
+        let nv = self.dim();
+        if let Some(&j) = dofs.iter().find(|&&j| j >= nv) {
+            return Err(DynamicsError::WrongSize {
+                name: "dof index",
+                dim: "nv",
+                expected: nv,
+                got: j,
+            });
+        }
+        let mut w = std::mem::take(&mut self.work);
+        for &j in dofs {
+            out[j] = self.inverse_diagonal_entry(j, &mut w);
+        }
+        self.work = w;
+        Ok(())
+    }
+
+    /// `(M⁻¹)_jj` ([`MassLtdl::inverse_diagonal_on`]), with `w` (at least `j`'s depth long)
+    /// holding `−U[j][a_t]` while the chain is walked: `w = L[j][·]`, then for each `t` in
+    /// turn `w_t` is final and `w_{t'} −= w_t L[a_t][a_{t'}]` for the ancestors `a_{t'}`
+    /// of `a_t`, which are row `a_t`'s own list.
+    fn inverse_diagonal_entry(&self, j: usize, w: &mut [f64]) -> f64 {
+        let (from, to) = (self.start[j], self.start[j + 1]);
+        let w = &mut w[..to - from];
+        w.copy_from_slice(&self.l[from..to]);
+        let mut sum = 0.0;
+        for t in 0..w.len() {
+            let a = self.ancestors[from + t];
+            let wt = w[t];
+            sum += wt * wt * self.inverse_d[a];
+            let (_, tail) = w.split_at_mut(t + 1);
+            let start_a = self.start[a];
+            axpy(-wt, &self.l[start_a..start_a + tail.len()], tail);
+        }
+        self.inverse_d[j] + sum
     }
 
     /// `b_i −= L[k][i] b_k` for every ancestor `i` of `k` (one column of `Lᵀ y = b`).

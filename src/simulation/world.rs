@@ -278,7 +278,7 @@ impl World {
         };
         dynamics::difference_into(&self.model, q, &pd.target, &mut work.error)?;
         if pd.inertia_scaled {
-            mass.inverse_diagonal(&mut work.inverse_diagonal)?;
+            mass.inverse_diagonal_on(&self.actuated, &mut work.inverse_diagonal)?;
         }
         for &i in &self.actuated {
             let scale = if pd.inertia_scaled {
