@@ -42,6 +42,7 @@ pub mod raisim;
 pub mod raisim_corrected;
 pub mod registry;
 pub mod shell;
+pub(crate) mod small_socp;
 pub mod stagproj;
 pub mod support;
 
