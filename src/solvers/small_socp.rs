@@ -487,10 +487,15 @@ impl SmallSocp {
 }
 
 impl SmallSocp {
-    /// The same program handed to clarabel at tolerance 1e-12 (the tests' reference and
-    /// the fallback when the dense method breaks down), its minimizer when clarabel reports
-    /// it solved (or almost).
-    pub(crate) fn solve_with_clarabel(&self, q: &[f64]) -> Option<nalgebra::DVector<f64>> {
+    /// The same program handed to clarabel (the internal-force split's solver and the
+    /// tests' reference) at `tolerance` within `max_iter` iterations, its minimizer when
+    /// clarabel reports it solved (or almost).
+    pub(crate) fn solve_with_clarabel(
+        &self,
+        q: &[f64],
+        tolerance: f64,
+        max_iter: usize,
+    ) -> Option<nalgebra::DVector<f64>> {
         use crate::solvers::conic::{ConicLimits, ConicProgram};
         use clarabel::solver::SolverStatus;
         use nalgebra::{DMatrix, DVector};
@@ -517,8 +522,8 @@ impl SmallSocp {
             r += cone.dim();
         }
         let limits = ConicLimits {
-            tolerance: 1e-12,
-            max_iter: 200,
+            tolerance,
+            max_iter,
             time_limit: None,
         };
         let solution = reference
@@ -880,7 +885,7 @@ mod tests {
         for case in 0..200 {
             let (mut program, q) = random_program(&mut rng);
             let report = program.solve(&q, 1e-12, 50);
-            let Some(reference) = program.solve_with_clarabel(&q) else {
+            let Some(reference) = program.solve_with_clarabel(&q, 1e-12, 200) else {
                 panic!("clarabel solves case {case}");
             };
             if !matches!(
