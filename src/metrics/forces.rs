@@ -902,6 +902,26 @@ mod tests {
         jacobian
     }
 
+    /// [`against_eigen_decomposition`] with its bounds asserted (projector gap 5e-11,
+    /// `‖JᵀN‖∞ ≤ 1e-13 ‖J‖∞`) and the null space's dimension when `expected`; the worst
+    /// gaps seen are kept in `worst`.
+    fn assert_eigen_decompositions(
+        jacobian: &DMatrix<f64>,
+        case: &str,
+        expected: Option<usize>,
+        worst: &mut (f64, f64),
+    ) {
+        let (k, projector, annihilated) = against_eigen_decomposition(jacobian, case);
+        if let Some(expected) = expected {
+            assert_eq!(k, expected, "{case}");
+        }
+        *worst = (worst.0.max(projector), worst.1.max(annihilated));
+        assert!(
+            projector < 5e-11 && annihilated < 1e-13,
+            "{case}: {projector:e} {annihilated:e}"
+        );
+    }
+
     /// `(dim, ‖N Nᵀ − N_e N_eᵀ‖∞, ‖Jᵀ N‖∞ / ‖J‖∞)` of [`null_space_of_transpose`] against
     /// the eigen-decomposition's `N_e`, after checking that the dimensions agree, that `N`
     /// is orthonormal to 1e-13 and that the projector gap is at most `1e-14 λ_max / λ_gap`
@@ -978,15 +998,7 @@ mod tests {
             for draw in 0..8 {
                 let jacobian = rigid_body_jacobian(bodies, &mut rng);
                 let case = format!("{bodies:?} draw {draw}");
-                let (k, projector, annihilated) = against_eigen_decomposition(&jacobian, &case);
-                if let Some(expected) = expected {
-                    assert_eq!(k, expected, "{case}");
-                }
-                worst = (worst.0.max(projector), worst.1.max(annihilated));
-                assert!(
-                    projector < 5e-11 && annihilated < 1e-13,
-                    "{case}: {projector:e} {annihilated:e}"
-                );
+                assert_eigen_decompositions(&jacobian, &case, expected, &mut worst);
             }
         }
         println!(
@@ -1017,23 +1029,13 @@ mod tests {
             let mut dependent = rigid_body_jacobian(&[(2, 6), (1, 6), (1, 6)], &mut rng);
             let sum = dependent.rows(0, 3) + dependent.rows(6, 3);
             dependent.rows_mut(9, 3).copy_from(&sum);
-            for (jacobian, name) in [
-                (&singular, "singular leg"),
-                (&zero_joint, "zero joint"),
-                (&dependent, "dependent rows"),
+            for (jacobian, name, expected) in [
+                (&singular, "singular leg", 12),
+                (&zero_joint, "zero joint", 0),
+                (&dependent, "dependent rows", 4),
             ] {
                 let case = format!("{name} draw {draw}");
-                let (k, projector, annihilated) = against_eigen_decomposition(jacobian, &case);
-                match name {
-                    "singular leg" => assert_eq!(k, 12, "{case}"),
-                    "zero joint" => assert_eq!(k, 0, "{case}"),
-                    _ => assert_eq!(k, 4, "{case}"),
-                }
-                worst = (worst.0.max(projector), worst.1.max(annihilated));
-                assert!(
-                    projector < 5e-11 && annihilated < 1e-13,
-                    "{case}: {projector:e} {annihilated:e}"
-                );
+                assert_eigen_decompositions(jacobian, &case, Some(expected), &mut worst);
             }
         }
         println!(
