@@ -15,19 +15,23 @@ struct Triangle {
     vertices: [[f32; 3]; 3],
 }
 
+/// The unit cube's six faces as quads of corner indices (corner `i` at
+/// `(i & 1, (i >> 1) & 1, (i >> 2) & 1)`).
+const CUBE_FACES: [[usize; 4]; 6] = [
+    [0, 1, 3, 2],
+    [4, 6, 7, 5],
+    [0, 4, 5, 1],
+    [2, 3, 7, 6],
+    [0, 2, 6, 4],
+    [1, 5, 7, 3],
+];
+
 /// Triangles of the unit cube [0, 1]³ (12 triangles, 8 distinct vertices).
 fn cube_triangles() -> Vec<Triangle> {
     let corners: Vec<[f32; 3]> = (0..8)
         .map(|i| [(i & 1) as f32, ((i >> 1) & 1) as f32, ((i >> 2) & 1) as f32])
         .collect();
-    let quads = [
-        [0, 1, 3, 2],
-        [4, 6, 7, 5],
-        [0, 4, 5, 1],
-        [2, 3, 7, 6],
-        [0, 2, 6, 4],
-        [1, 5, 7, 3],
-    ];
+    let quads = CUBE_FACES;
     let mut tris = Vec::new();
     for q in quads {
         for t in [[q[0], q[1], q[2]], [q[0], q[2], q[3]]] {
@@ -119,14 +123,7 @@ fn cube_collada(up: &str) -> String {
             )
         })
         .collect();
-    let quads = [
-        [0, 1, 3, 2],
-        [4, 6, 7, 5],
-        [0, 4, 5, 1],
-        [2, 3, 7, 6],
-        [0, 2, 6, 4],
-        [1, 5, 7, 3],
-    ];
+    let quads = CUBE_FACES;
     let indices: Vec<String> = quads
         .iter()
         .flat_map(|q| [q[0], q[1], q[2], q[0], q[2], q[3]])

@@ -276,21 +276,13 @@ fn scenarios_model_and_robots_list_see_the_user_robots() {
         &dir.join("by_path.yaml"),
         &pendulum_scenario("pendulum/pendulum.urdf"),
     );
-    let mut steps = Vec::new();
-    for which in ["by_name", "by_path"] {
-        let out = dir.join(format!("out_{which}"));
-        let run = contactbench(
-            &[
-                "run",
-                &dir.join(format!("{which}.yaml")).display().to_string(),
-                "--out",
-                &out.display().to_string(),
-            ],
-            &file,
-        );
-        assert!(run.status.success(), "{which}: {}", text(&run.stderr));
-        steps.push(read_steps(&out));
-    }
+    let steps: Vec<_> = ["by_name", "by_path"]
+        .into_iter()
+        .map(|which| {
+            let scenario = dir.join(format!("{which}.yaml"));
+            run_steps(&scenario, &dir.join(format!("out_{which}")), &[], &file)
+        })
+        .collect();
     assert!(!steps[0].is_empty());
     assert_eq!(steps[0], steps[1]);
 
@@ -301,30 +293,37 @@ fn scenarios_model_and_robots_list_see_the_user_robots() {
     let mine = yaml.replace("  robot: solo12\n", "  robot: my_solo\n");
     assert_ne!(mine, yaml);
     write(&dir.join("solo_standing.yaml"), &mine);
-    let mut steps = Vec::new();
-    for (which, scenario) in [
+    let options = ["--solver", "ncp-admm", "--set", "simulation.duration=0.05"];
+    let steps: Vec<_> = [
         ("builtin", shipped),
         ("mine", dir.join("solo_standing.yaml")),
-    ] {
+    ]
+    .into_iter()
+    .map(|(which, scenario)| {
         let out = dir.join(format!("out_solo_{which}"));
-        let run = contactbench(
-            &[
-                "run",
-                &scenario.display().to_string(),
-                "--solver",
-                "ncp-admm",
-                "--set",
-                "simulation.duration=0.05",
-                "--out",
-                &out.display().to_string(),
-            ],
-            &file,
-        );
-        assert!(run.status.success(), "{which}: {}", text(&run.stderr));
-        steps.push(read_steps(&out));
-    }
+        run_steps(&scenario, &out, &options, &file)
+    })
+    .collect();
     assert!(!steps[0].is_empty());
     assert_eq!(steps[0], steps[1]);
+}
+
+/// `contactbench run SCENARIO OPTIONS --out OUT` with the user manifest `file`; the run's
+/// CSV files as [`read_steps`] reads them.
+fn run_steps(scenario: &Path, out: &Path, options: &[&str], file: &Path) -> Vec<(String, String)> {
+    let scenario_arg = scenario.display().to_string();
+    let out_arg = out.display().to_string();
+    let mut args = vec!["run", scenario_arg.as_str()];
+    args.extend_from_slice(options);
+    args.extend(["--out", out_arg.as_str()]);
+    let run = contactbench(&args, file);
+    assert!(
+        run.status.success(),
+        "{}: {}",
+        scenario.display(),
+        text(&run.stderr)
+    );
+    read_steps(out)
 }
 
 /// Every CSV file under `dir`, sorted by name, without its wall-clock columns
