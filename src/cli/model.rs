@@ -41,7 +41,7 @@ pub struct Args {
     /// separated (at the neutral configuration unless `--q` or `--config`).
     #[arg(long, value_delimiter = ',')]
     frames: Vec<String>,
-    /// Write JSON instead of text.
+    /// Print the model's quantities as JSON on stdout instead of text.
     #[arg(long)]
     json: bool,
 }

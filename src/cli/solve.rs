@@ -52,13 +52,15 @@ pub struct Args {
     /// Run every built-in solver and print a comparison table.
     #[arg(long)]
     all: bool,
-    /// Print JSON instead of text.
+    /// Print the result (per solver: lambda, c, status, metrics) as JSON on stdout instead
+    /// of text; it is a valid `--warm-start` file.
     #[arg(long)]
     json: bool,
 }
 
 /// Runs the command. Exit code 0 when every solver that was asked for converged (with
-/// `--all`, when the problem could be solved at all); 2 otherwise.
+/// `--all`, when the problem could be solved at all); 1 when one did not (a result, like
+/// a failed run); 2 for bad input (the error path, `common::exit_code`).
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let file = read_problem(&args.problem)?;
     for note in &file.notes {
@@ -132,7 +134,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     Ok(if args.all || all_converged {
         ExitCode::SUCCESS
     } else {
-        ExitCode::from(2)
+        ExitCode::FAILURE
     })
 }
 
