@@ -207,6 +207,26 @@ fn an_unknown_solver_and_an_unknown_parameter_both_exit_with_2() {
             assert_eq!(out.status.code(), Some(2), "{command} --solver {solver}");
         }
     }
+    // `solve` too: an unknown solver or parameter, or an invalid value, is an input error
+    // (2); a solver that ran and did not converge is a result (1).
+    let problem = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/sliding_problem.json")
+        .display()
+        .to_string();
+    for solver in ["ncp-magic", "ncp-admm:rhoo=1", "ncp-admm:eps_abs=-1"] {
+        let out = contactbench(&dir, &["solve", &problem, "--solver", solver]);
+        assert_eq!(out.status.code(), Some(2), "solve --solver {solver}");
+    }
+    let unconverged = contactbench(
+        &dir,
+        &[
+            "solve",
+            &problem,
+            "--solver",
+            "ccp-pgs:max_iter=1,eps_rel=1e-12",
+        ],
+    );
+    assert_eq!(unconverged.status.code(), Some(1));
     let bad_flag = contactbench(&dir, &["run", &s, "--no-such-flag"]);
     assert_eq!(bad_flag.status.code(), Some(2));
     assert!(!dir.join("results").exists());

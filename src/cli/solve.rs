@@ -59,8 +59,9 @@ pub struct Args {
 }
 
 /// Runs the command. Exit code 0 when every solver that was asked for converged (with
-/// `--all`, when the problem could be solved at all); 1 when one did not (a result, like
-/// a failed run); 2 for bad input (the error path, `common::exit_code`).
+/// `--all`, when the problem could be solved at all); 1 when one ran and did not (a
+/// result, like a failed run); 2 for bad input: a solver that could not be built or
+/// refused the input, and every error of the error path (`common::exit_code`).
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let file = read_problem(&args.problem)?;
     for note in &file.notes {
@@ -131,8 +132,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let all_converged = runs
         .iter()
         .all(|r| r.solved().is_some_and(|s| s.status.is_converged()));
+    // A solver that could not be built or refused the input (an unknown parameter, an
+    // invalid value) is an input error, as in every command.
+    let refused = runs.iter().any(|r| r.solved().is_none());
     Ok(if args.all || all_converged {
         ExitCode::SUCCESS
+    } else if refused {
+        ExitCode::from(2)
     } else {
         ExitCode::FAILURE
     })
