@@ -248,3 +248,17 @@ def test_a_problem_made_from_numpy_gets_the_command_lines_answer_bit_for_bit(cli
         assert (r.status, r.iterations) == (out["status"], out["iterations"]), spec
         assert [r.relative_criterion, r.absolute_criterion] == [
             out["criteria"]["relative"], out["criteria"]["absolute"]], spec
+
+
+@pytest.mark.parametrize("spec", ["ncp-magic", "ncp-admm:rhoo=1", "ncp-admm:eps_abs=-1"])
+def test_a_bad_solver_is_the_same_error_as_on_the_command_line(cli, spec):
+    """An unknown solver, an unknown parameter, an invalid setting: the SolverError's text
+    is what `contactbench solve` prints after `error:`, and both refuse it as an input
+    error (exit code 2)."""
+    with pytest.raises(cb.SolverError) as caught:
+        cb.solve(cb.read_problem(SLIDING).problem, spec)
+    done = run_cli(cli, "solve", str(SLIDING), "--solver", spec, check=False)
+    assert done.returncode == 2, done.stderr + done.stdout
+    said = [line.split(":", 1)[1].strip() for line in (done.stderr + done.stdout).splitlines()
+            if line.startswith("error:")]
+    assert said == [str(caught.value)]
