@@ -207,6 +207,26 @@ fn an_unknown_solver_and_an_unknown_parameter_both_exit_with_2() {
             assert_eq!(out.status.code(), Some(2), "{command} --solver {solver}");
         }
     }
+    // `solve` too: an unknown solver or parameter, or an invalid value, is an input error
+    // (2); a solver that ran and did not converge is a result (1).
+    let problem = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/sliding_problem.json")
+        .display()
+        .to_string();
+    for solver in ["ncp-magic", "ncp-admm:rhoo=1", "ncp-admm:eps_abs=-1"] {
+        let out = contactbench(&dir, &["solve", &problem, "--solver", solver]);
+        assert_eq!(out.status.code(), Some(2), "solve --solver {solver}");
+    }
+    let unconverged = contactbench(
+        &dir,
+        &[
+            "solve",
+            &problem,
+            "--solver",
+            "ccp-pgs:max_iter=1,eps_rel=1e-12",
+        ],
+    );
+    assert_eq!(unconverged.status.code(), Some(1));
     let bad_flag = contactbench(&dir, &["run", &s, "--no-such-flag"]);
     assert_eq!(bad_flag.status.code(), Some(2));
     assert!(!dir.join("results").exists());
@@ -257,4 +277,151 @@ fn dump_and_baseline_files_are_not_overwritten() {
         "{}",
         String::from_utf8_lossy(&forced.stderr)
     );
+}
+
+/// Issue 12, "also seen": `--solver ncp-pgs` dropped the scenario's own `eps_abs`. The
+/// paper's stack lists every solver with `stop: absolute, eps_abs: 1e-12, max_iter: 100`:
+/// a listed solver keeps its entry, an unlisted one the settings all entries share, and a
+/// run records the solver with them.
+#[test]
+fn solver_flag_keeps_the_scenarios_absolute_criterion_and_eps_abs() {
+    use contactbench::solvers::Criterion;
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/paper/cube_stack.yaml");
+    let s = Scenario::load(&path, &[]).expect("shipped");
+    for id in ["ncp-pgs", "ncp-stagproj"] {
+        let spec = s.solver_override(id).expect("spec");
+        assert_eq!(
+            (
+                spec.settings.stop,
+                spec.settings.eps_abs,
+                spec.settings.max_iter
+            ),
+            (Criterion::Absolute, 1e-12, 100),
+            "{id}"
+        );
+    }
+    // Only the criterion changed: the scenario's eps_abs is dropped with it, max_iter kept.
+    let relative = s
+        .solver_override("ncp-pgs:stop=relative,eps_rel=1e-7")
+        .expect("spec");
+    assert_eq!(
+        (
+            relative.settings.stop,
+            relative.settings.eps_rel,
+            relative.settings.max_iter
+        ),
+        (Criterion::Relative, 1e-7, 100)
+    );
+    // The same through the command line: the recorded solver carries eps_abs=1e-12.
+    let dir = temp("epsabs");
+    let out = contactbench(
+        &dir,
+        &[
+            "run",
+            path.to_str().expect("utf8"),
+            "--solver",
+            "ncp-pgs",
+            "--set",
+            "simulation.duration=0.01",
+            "--out",
+            "out",
+            "--json",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let manifest: ResultsManifest = serde_json::from_slice(&out.stdout).expect("manifest");
+    let solver = &manifest.runs[0].summary.solver;
+    assert!(
+        solver.starts_with("ncp-pgs:")
+            && solver.contains("stop=absolute")
+            && solver.contains("eps_abs=1e-12")
+            && solver.contains("max_iter=100"),
+        "{solver}"
+    );
+}
+
+/// `--json` is "the result as JSON on stdout" in `batch` too, and every command that has
+/// `--json` or `--out` says so in the same words in its `--help`.
+#[test]
+fn json_is_the_result_on_stdout_in_batch_and_every_help_says_the_same() {
+    let dir = temp("jsonbatch");
+    let out = contactbench(
+        &dir,
+        &[
+            "batch",
+            &scenario("cube_slide.yaml"),
+            "--solver",
+            "ncp-admm",
+            "--set",
+            "simulation.duration=0.02",
+            "--out",
+            "out",
+            "--json",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let manifest: ResultsManifest =
+        serde_json::from_slice(&out.stdout).expect("stdout is the manifest as JSON");
+    assert_eq!(
+        manifest,
+        ResultsManifest::read(&dir.join("out")).expect("on disk")
+    );
+
+    let help = contactbench(&dir, &["--help"]);
+    let help = String::from_utf8_lossy(&help.stdout).to_string();
+    let commands: Vec<String> = help
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .filter(|c| c != "help")
+        .collect();
+    assert!(commands.len() >= 15, "{commands:?}");
+    let (mut with_json, mut with_out) = (Vec::new(), Vec::new());
+    for command in &commands {
+        let text = contactbench(&dir, &[command, "--help"]);
+        assert!(text.status.success(), "{command} --help");
+        let text = String::from_utf8_lossy(&text.stdout).to_string();
+        // clap's layout: the flag, then its description up to the next flag.
+        let describe = |flag: &str| -> Option<String> {
+            let start = text.lines().position(|l| {
+                l.trim_start().starts_with(flag)
+                    || l.trim_start()
+                        .starts_with(&format!("-{}, {flag}", &flag[2..3]))
+            })?;
+            let mut lines = text.lines().skip(start);
+            let mut said = lines.next().unwrap_or("").to_string();
+            for l in lines.take_while(|l| !l.trim_start().starts_with('-') && !l.is_empty()) {
+                said.push(' ');
+                said.push_str(l.trim());
+            }
+            Some(said)
+        };
+        if let Some(said) = describe("--json") {
+            with_json.push(command.clone());
+            assert!(
+                said.contains("JSON") && said.contains("stdout"),
+                "{command} --json: {said}"
+            );
+        }
+        if let Some(said) = describe("--out") {
+            with_out.push(command.clone());
+            assert!(!said.contains("stdout"), "{command} --out: {said}");
+        }
+    }
+    for command in ["run", "batch", "sweep", "solve", "model", "solvers"] {
+        assert!(with_json.contains(&command.to_string()), "{with_json:?}");
+    }
+    for command in ["run", "batch", "sweep", "dump", "paper", "bench-problems"] {
+        assert!(with_out.contains(&command.to_string()), "{with_out:?}");
+    }
 }

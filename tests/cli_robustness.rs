@@ -83,16 +83,31 @@ fn solve_json_output_is_a_warm_start() {
     }
 }
 
+/// Issue 12: `model solo12 --frames FL_FOOT` demanded `--config` though the robot has a
+/// reference configuration. Without one, the frames are at the reference configuration
+/// the manifest names (solo12: standing), the same numbers as `--config standing`; a URDF
+/// path without a manifest entry is at its neutral configuration.
 #[test]
-fn model_frames_without_a_configuration_use_the_neutral_one() {
+fn model_frames_without_a_configuration_use_the_robots_reference_one() {
     let dir = temp("frames");
-    let out = contactbench(&dir, &["model", "solo12", "--frames", "FL_FOOT", "--json"]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let value: serde_json::Value =
-        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}"));
-    let foot = &value["frames"]["FL_FOOT"];
-    assert!(foot.is_object(), "{value}");
-    assert!(text(&out.stderr).contains("neutral configuration"));
+    let json = |args: &[&str]| -> (serde_json::Value, String) {
+        let out = contactbench(&dir, args);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}"));
+        (value, text(&out.stderr))
+    };
+    let (value, err) = json(&["model", "solo12", "--frames", "FL_FOOT", "--json"]);
+    assert!(err.contains("reference configuration 'standing'"), "{err}");
+    let (standing, _) = json(&[
+        "model", "solo12", "--frames", "FL_FOOT", "--config", "standing", "--json",
+    ]);
+    assert!(value["frames"]["FL_FOOT"].is_object(), "{value}");
+    assert_eq!(value["frames"], standing["frames"]);
+    assert_eq!(value["q"], standing["q"]);
+    let pendulum = repo("tests/data/model_pendulum.urdf");
+    let (value, err) = json(&["model", &pendulum, "--frames", "tip", "--json"]);
+    assert!(err.contains("neutral configuration"), "{err}");
+    assert!(value["frames"]["tip"].is_object(), "{value}");
 }
 
 #[test]

@@ -50,7 +50,7 @@ pub struct Args {
     /// rebuilds in MuJoCo.
     #[arg(long)]
     pub describe: bool,
-    /// Print one JSON object instead of the table.
+    /// Print the result as one JSON object on stdout instead of the table.
     #[arg(long)]
     pub json: bool,
 }

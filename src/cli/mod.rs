@@ -47,8 +47,8 @@ fn after_help() -> String {
         .collect();
     format!(
         "Solvers: {} (`contactbench solvers` lists their models, parameters, defaults and \
-         units).\n\nExit codes: 0 success; 1 a run failed, a sweep cell has no number or the \
-         baseline gate found a regression; 2 usage or input error (bad flag, scenario, \
+         units).\n\nExit codes: 0 success; 1 a run failed, a solve did not converge, a sweep \
+         cell has no number or the baseline gate found a regression; 2 usage or input error (bad flag, scenario, \
          solver, parameter, model or problem file, an output that exists); 130 interrupted.",
         ids.join(", ")
     )

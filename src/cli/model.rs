@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use super::out::outln;
 use anyhow::Context;
 use contactbench::dynamics::{self, Data};
-use contactbench::model::robots::load_robot;
+use contactbench::model::robots::{load_robot, Catalogue, NamedRobot};
 use contactbench::model::{JointKind, Model, RootJoint};
 use nalgebra::{DMatrix, DVector};
 use serde_json::{json, Map, Value};
@@ -38,10 +38,11 @@ pub struct Args {
     #[arg(long, value_name = "T.json")]
     tau: Option<PathBuf>,
     /// Frames whose placements and world-aligned linear Jacobians to report, comma
-    /// separated (at the neutral configuration unless `--q` or `--config`).
+    /// separated (unless `--q` or `--config`: at the robot's reference configuration when
+    /// its manifest names one, e.g. solo12's standing, else at the neutral one).
     #[arg(long, value_delimiter = ',')]
     frames: Vec<String>,
-    /// Write JSON instead of text.
+    /// Print the model's quantities as JSON on stdout instead of text.
     #[arg(long)]
     json: bool,
 }
@@ -55,12 +56,23 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let q = match (&args.q, &args.config) {
         (Some(path), _) => Some(read_vector(path)?),
         (None, Some(name)) => Some(model.reference_configuration(name)?),
-        // Frames asked for without a configuration: at the neutral one (the robot's
-        // zero pose, identity base at the origin), said on stderr.
-        (None, None) if !args.frames.is_empty() => {
-            eprintln!("note: --frames without --q or --config: at the neutral configuration");
-            Some(model.neutral_configuration())
-        }
+        // Frames asked for without a configuration: at the reference configuration the
+        // robot's manifest names (solo12's standing, talos's half_sitting), else at the
+        // neutral one (zero pose, identity base at the origin); said on stderr.
+        (None, None) if !args.frames.is_empty() => match manifest_reference(&args.robot) {
+            Some(name) => {
+                eprintln!(
+                    "note: --frames without --q or --config: at the reference configuration \
+                     '{name}' of {}'s manifest",
+                    model.name
+                );
+                Some(model.reference_configuration(&name)?)
+            }
+            None => {
+                eprintln!("note: --frames without --q or --config: at the neutral configuration");
+                Some(model.neutral_configuration())
+            }
+        },
         (None, None) => None,
     };
     let mut out = summary(&model);
@@ -92,6 +104,19 @@ fn load(args: &Args) -> anyhow::Result<Model> {
         Ok(model)
     } else {
         Ok(load_robot(&args.robot)?)
+    }
+}
+
+/// The reference configuration a named robot's manifest entry gives (built-in or the
+/// user's), if any; none for a URDF path.
+fn manifest_reference(robot: &str) -> Option<String> {
+    if Path::new(robot).extension().is_some_and(|e| e == "urdf") {
+        return None;
+    }
+    let catalogue = Catalogue::from_env().ok()?;
+    match catalogue.robot(robot).ok()? {
+        NamedRobot::Builtin(entry) => entry.reference.clone(),
+        NamedRobot::User(user) => user.reference.clone(),
     }
 }
 

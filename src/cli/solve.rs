@@ -52,13 +52,16 @@ pub struct Args {
     /// Run every built-in solver and print a comparison table.
     #[arg(long)]
     all: bool,
-    /// Print JSON instead of text.
+    /// Print the result (per solver: lambda, c, status, metrics) as JSON on stdout instead
+    /// of text; it is a valid `--warm-start` file.
     #[arg(long)]
     json: bool,
 }
 
 /// Runs the command. Exit code 0 when every solver that was asked for converged (with
-/// `--all`, when the problem could be solved at all); 2 otherwise.
+/// `--all`, when the problem could be solved at all); 1 when one ran and did not (a
+/// result, like a failed run); 2 for bad input: a solver that could not be built or
+/// refused the input, and every error of the error path (`common::exit_code`).
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let file = read_problem(&args.problem)?;
     for note in &file.notes {
@@ -129,10 +132,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let all_converged = runs
         .iter()
         .all(|r| r.solved().is_some_and(|s| s.status.is_converged()));
+    // A solver that could not be built or refused the input (an unknown parameter, an
+    // invalid value) is an input error, as in every command.
+    let refused = runs.iter().any(|r| r.solved().is_none());
     Ok(if args.all || all_converged {
         ExitCode::SUCCESS
-    } else {
+    } else if refused {
         ExitCode::from(2)
+    } else {
+        ExitCode::FAILURE
     })
 }
 

@@ -517,3 +517,91 @@ pub fn load_urdf_robot(
     }
     Ok(model)
 }
+
+#[cfg(test)]
+mod tests {
+    //! The fetch without the network (issue 12, item 6: the wheel comes over HTTPS with
+    //! the pinned sha256, no Python): a plain-HTTP address is refused before any request,
+    //! a wheel whose digest differs is refused naming both digests, and extraction keeps
+    //! only the manifest's robot folders, never writing outside the target.
+    use std::io::Write;
+
+    use sha2::{Digest, Sha256};
+
+    use super::*;
+
+    fn temp(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("contactbench-robots-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        dir
+    }
+
+    #[test]
+    fn a_wheel_address_that_is_not_https_is_refused_before_any_request() {
+        let mut m = manifest().expect("committed manifest");
+        assert!(m.wheel_url.starts_with("https://files.pythonhosted.org/"));
+        m.wheel_url = m.wheel_url.replacen("https://", "http://", 1);
+        let dir = temp("http");
+        let err = m.download(&dir, false).expect_err("refused").to_string();
+        assert!(err.contains("is not an HTTPS address"), "{err}");
+        assert!(!dir.exists(), "nothing written before the check");
+    }
+
+    #[test]
+    fn a_wheel_whose_sha256_differs_is_refused_naming_both_digests() {
+        let mut m = manifest().expect("committed manifest");
+        let mut other = Sha256::new();
+        other.update(b"not the wheel");
+        let err = m
+            .check_digest(Path::new("w.whl"), other)
+            .expect_err("refused")
+            .to_string();
+        assert!(
+            err.contains("does not match") && err.contains(&m.wheel_sha256),
+            "{err}"
+        );
+        // The same check accepts the right digest (FIPS 180-2's "abc").
+        m.wheel_sha256 = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad".into();
+        let mut abc = Sha256::new();
+        abc.update(b"abc");
+        m.check_digest(Path::new("w.whl"), abc).expect("accepted");
+    }
+
+    #[test]
+    fn only_the_robot_folders_are_extracted_and_nothing_outside_the_target() {
+        let m = manifest().expect("committed manifest");
+        let dir = temp("extract");
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let wheel = dir.join("w.whl");
+        let mut zip = zip::ZipWriter::new(File::create(&wheel).expect("create"));
+        let stored = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Stored);
+        let urdf = format!("{}/{}", m.wheel_prefix, m.robots[0].urdf);
+        let entries = [
+            (urdf.as_str(), "<robot/>"),
+            ("cmeel.prefix/lib/python3/site-packages/x.py", "print()"),
+            (
+                &*format!("{}/not_a_robot_folder/a.urdf", m.wheel_prefix),
+                "<robot/>",
+            ),
+            ("../escape.txt", "outside"),
+        ];
+        for (name, body) in entries {
+            zip.start_file(name, stored).expect("entry");
+            zip.write_all(body.as_bytes()).expect("write");
+        }
+        zip.finish().expect("zip");
+        let dest = dir.join("package");
+        m.extract(&wheel, &dest, false).expect("extract");
+        let robots = dest.join("share").join(&m.package).join("robots");
+        assert_eq!(
+            std::fs::read_to_string(robots.join(&m.robots[0].urdf)).expect("extracted"),
+            "<robot/>"
+        );
+        assert!(!robots.join("not_a_robot_folder").exists());
+        assert!(!dest.join("lib").exists() && !dest.join("cmeel.prefix").exists());
+        assert!(!dir.join("escape.txt").exists() && !dest.join("escape.txt").exists());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
