@@ -148,10 +148,14 @@ impl MassLtdl {
                 got: mass.nrows().max(mass.ncols()),
             });
         }
+        // M[k][i] at i·nv + k (column-major), read through the slice: the same entries
+        // as before (the lower triangle), one bounds check each.
+        let m = mass.as_slice();
         for k in 0..nv {
-            self.d[k] = mass[(k, k)];
-            for t in self.start[k]..self.start[k + 1] {
-                self.l[t] = mass[(k, self.ancestors[t])];
+            self.d[k] = m[k * nv + k];
+            let (from, to) = (self.start[k], self.start[k + 1]);
+            for (l, &i) in self.l[from..to].iter_mut().zip(&self.ancestors[from..to]) {
+                *l = m[i * nv + k];
             }
         }
         for k in (0..nv).rev() {
