@@ -108,7 +108,7 @@ fn accelerations(model: &Model, data: &mut Data) -> Result<(), DynamicsError> {
                 data.ddq[iv] = qdd;
                 data.acc[i] = a_prime + s * qdd;
             }
-            None if joint.kind == JointKind::FreeFlyer => {
+            None if matches!(joint.kind, JointKind::FreeFlyer) => {
                 // a_i = IA⁻¹ u and q̈ = a_i − a'.
                 let chol = data.ia[i]
                     .cholesky()

@@ -45,7 +45,18 @@ pub struct MassLtdl {
     inverse_d: Vec<f64>,
     /// Scratch: one row of `L⁻¹` on a chain ([`MassLtdl::inverse_diagonal_on`]).
     work: Vec<f64>,
+    /// True when dofs `0..TRUNK` are a chain from the root (`λ(k) = k − 1`) and every
+    /// other dof descends from dof `TRUNK − 1` (a free flyer's six dofs): then every row
+    /// `k ≥ TRUNK` ends with the same `TRUNK` ancestors `TRUNK − 1, …, 0`, and the loops
+    /// over a row split into its own short part and a fixed-size tail ([`Trunk`]).
+    trunk: bool,
 }
+
+/// Length of the common chain at the root that [`MassLtdl`] handles with fixed-size loops.
+const TRUNK: usize = 6;
+
+/// The fixed-size tail of a row (module docs of [`MassLtdl::factorize`]).
+type Trunk = [f64; TRUNK];
 
 impl MassLtdl {
     /// The dof tree of `model`: the dofs of a multi-dof joint form a chain, and a joint's
@@ -78,7 +89,14 @@ impl MassLtdl {
         }
         start.push(ancestors.len());
         let depth = start.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0);
+        let trunk = nv > TRUNK
+            && (0..TRUNK).all(|k| parent[k] == if k == 0 { ROOT } else { k - 1 })
+            && (TRUNK..nv).all(|k| {
+                let row = &ancestors[start[k]..start[k + 1]];
+                row.len() >= TRUNK && row[row.len() - TRUNK..].iter().rev().copied().eq(0..TRUNK)
+            });
         MassLtdl {
+            trunk,
             l: vec![0.0; ancestors.len()],
             work: vec![0.0; depth],
             parent,
@@ -130,16 +148,25 @@ impl MassLtdl {
                 got: mass.nrows().max(mass.ncols()),
             });
         }
+        // M[k][i] at i·nv + k (column-major), read through the slice: the same entries
+        // as before (the lower triangle), one bounds check each.
+        let m = mass.as_slice();
         for k in 0..nv {
-            self.d[k] = mass[(k, k)];
-            for t in self.start[k]..self.start[k + 1] {
-                self.l[t] = mass[(k, self.ancestors[t])];
+            self.d[k] = m[k * nv + k];
+            let (from, to) = (self.start[k], self.start[k + 1]);
+            for (l, &i) in self.l[from..to].iter_mut().zip(&self.ancestors[from..to]) {
+                *l = m[i * nv + k];
             }
         }
         for k in (0..nv).rev() {
             let hkk = self.d[k];
             if !(hkk > 0.0 && hkk.is_finite()) {
                 return Err(DynamicsError::NotPositiveDefinite("the mass matrix"));
+            }
+            if self.trunk && k >= TRUNK {
+                self.eliminate_with_trunk(k, hkk);
+                self.inverse_d[k] = 1.0 / hkk;
+                continue;
             }
             let (from, to) = (self.start[k], self.start[k + 1]);
             let (before, rows_k) = self.l.split_at_mut(from);
@@ -160,12 +187,58 @@ impl MassLtdl {
         Ok(())
     }
 
+    /// One step of [`MassLtdl::factorize`] for a row `k ≥ TRUNK` when [`MassLtdl::trunk`]:
+    /// the same operations in the same order (the same result to the bit), with each
+    /// update of an ancestor row split into its own part and its last `TRUNK` entries (a
+    /// fixed-size loop), and the elimination into the trunk's rows unrolled.
+    #[inline]
+    fn eliminate_with_trunk(&mut self, k: usize, hkk: f64) {
+        let (from, to) = (self.start[k], self.start[k + 1]);
+        let own = to - from - TRUNK;
+        let (before, rows_k) = self.l.split_at_mut(from);
+        let (row_k, tail_k) = rows_k[..to - from].split_at_mut(own);
+        let tail_k: &mut Trunk = tail_k
+            .try_into()
+            .expect("a trunk row ends with TRUNK entries");
+        for m in 0..own {
+            let i = self.ancestors[from + m];
+            let a = row_k[m] / hkk;
+            self.d[i] -= a * row_k[m];
+            // Row i (≥ TRUNK) is k's entries after m: its own part, then the trunk.
+            let rest = own - m - 1;
+            let start_i = self.start[i];
+            let (row_i, tail_i) = before[start_i..start_i + rest + TRUNK].split_at_mut(rest);
+            axpy(-a, &row_k[m + 1..], row_i);
+            let tail_i: &mut Trunk = tail_i.try_into().expect("TRUNK entries");
+            for t in 0..TRUNK {
+                tail_i[t] += -a * tail_k[t];
+            }
+            row_k[m] = a;
+        }
+        // The trunk's rows: row i < TRUNK holds i − 1, …, 0 and starts at start[i].
+        for m in 0..TRUNK {
+            let i = TRUNK - 1 - m;
+            let a = tail_k[m] / hkk;
+            self.d[i] -= a * tail_k[m];
+            let start_i = self.start[i];
+            let row_i = &mut before[start_i..start_i + i];
+            for t in 0..i {
+                row_i[t] += -a * tail_k[m + 1 + t];
+            }
+            tail_k[m] = a;
+        }
+    }
+
     /// `b ← M⁻¹ b` (nv entries).
     pub fn solve_in_place(&self, b: &mut [f64]) -> Result<(), DynamicsError> {
         self.check_len(b.len())?;
         // Lᵀ y = b, leaves first: y_k is final once every descendant has been subtracted.
-        for k in (0..self.dim()).rev() {
-            self.subtract_from_ancestors(k, b);
+        if self.trunk {
+            self.solve_lt_with_trunk(b, (0..self.dim()).rev());
+        } else {
+            for k in (0..self.dim()).rev() {
+                self.subtract_from_ancestors(k, b);
+            }
         }
         self.solve_dl_in_place(b)
     }
@@ -178,6 +251,36 @@ impl MassLtdl {
             *bk *= inv;
         }
         // L x = z, root first.
+        if self.trunk {
+            // The same sums in the same order, a row's last TRUNK terms (the trunk's dofs,
+            // b's first entries) in a fixed-size loop.
+            let (trunk, rest) = b.split_at_mut(TRUNK);
+            let trunk: &mut Trunk = trunk.try_into().expect("TRUNK entries");
+            for k in 1..TRUNK {
+                let row = &self.l[self.start[k]..self.start[k] + k];
+                let correction: f64 = row
+                    .iter()
+                    .enumerate()
+                    .map(|(t, l)| l * trunk[k - 1 - t])
+                    .sum();
+                trunk[k] -= correction;
+            }
+            for k in TRUNK..self.dim() {
+                let (from, to) = (self.start[k], self.start[k + 1]);
+                let own = to - from - TRUNK;
+                let mut correction: f64 = self.ancestors[from..from + own]
+                    .iter()
+                    .zip(&self.l[from..from + own])
+                    .map(|(&i, l)| l * rest[i - TRUNK])
+                    .sum();
+                let tail: &Trunk = self.l[to - TRUNK..to].try_into().expect("TRUNK entries");
+                for t in 0..TRUNK {
+                    correction += tail[t] * trunk[TRUNK - 1 - t];
+                }
+                rest[k - TRUNK] -= correction;
+            }
+            return Ok(());
+        }
         for k in 0..self.dim() {
             let row = self.start[k]..self.start[k + 1];
             let correction: f64 = self.ancestors[row.clone()]
@@ -201,9 +304,13 @@ impl MassLtdl {
         T: Copy + SubAssign + Mul<f64, Output = T>,
     {
         self.check_len(b.len())?;
-        for &k in support {
-            self.subtract_from_ancestors(k, b);
+        if !self.trunk {
+            for &k in support {
+                self.subtract_from_ancestors(k, b);
+            }
+            return Ok(());
         }
+        self.solve_lt_with_trunk(b, support.iter().copied());
         Ok(())
     }
 
@@ -259,6 +366,9 @@ impl MassLtdl {
     /// turn `w_t` is final and `w_{t'} −= w_t L[a_t][a_{t'}]` for the ancestors `a_{t'}`
     /// of `a_t`, which are row `a_t`'s own list.
     fn inverse_diagonal_entry(&self, j: usize, w: &mut [f64]) -> f64 {
+        if self.trunk && j >= TRUNK {
+            return self.inverse_diagonal_entry_with_trunk(j, w);
+        }
         let (from, to) = (self.start[j], self.start[j + 1]);
         let w = &mut w[..to - from];
         w.copy_from_slice(&self.l[from..to]);
@@ -272,6 +382,88 @@ impl MassLtdl {
             axpy(-wt, &self.l[start_a..start_a + tail.len()], tail);
         }
         self.inverse_d[j] + sum
+    }
+
+    /// [`MassLtdl::inverse_diagonal_entry`] for `j ≥ TRUNK` when [`MassLtdl::trunk`]: the
+    /// same operations in the same order, with the trunk's part of `w` a fixed-size array.
+    #[inline]
+    fn inverse_diagonal_entry_with_trunk(&self, j: usize, w: &mut [f64]) -> f64 {
+        let (from, to) = (self.start[j], self.start[j + 1]);
+        let own = to - from - TRUNK;
+        let w = &mut w[..own];
+        w.copy_from_slice(&self.l[from..from + own]);
+        let mut tail: Trunk = self.l[to - TRUNK..to].try_into().expect("TRUNK entries");
+        let mut sum = 0.0;
+        for t in 0..own {
+            let a = self.ancestors[from + t];
+            let wt = w[t];
+            sum += wt * wt * self.inverse_d[a];
+            let rest = own - t - 1;
+            let start_a = self.start[a];
+            let (row_a, tail_a) = self.l[start_a..start_a + rest + TRUNK].split_at(rest);
+            axpy(-wt, row_a, &mut w[t + 1..]);
+            let tail_a: &Trunk = tail_a.try_into().expect("TRUNK entries");
+            for s in 0..TRUNK {
+                tail[s] += -wt * tail_a[s];
+            }
+        }
+        for m in 0..TRUNK {
+            let a = TRUNK - 1 - m;
+            let wt = tail[m];
+            sum += wt * wt * self.inverse_d[a];
+            let start_a = self.start[a];
+            let row_a = &self.l[start_a..start_a + a];
+            for s in 0..a {
+                tail[m + 1 + s] += -wt * row_a[s];
+            }
+        }
+        self.inverse_d[j] + sum
+    }
+
+    /// `b ← L⁻ᵀ b` over `dofs` (decreasing, closed under ancestors) when
+    /// [`MassLtdl::trunk`]: the same updates in the same order as
+    /// [`MassLtdl::subtract_from_ancestors`] on each dof, the trunk's in fixed-size loops.
+    #[inline]
+    fn solve_lt_with_trunk<T, I>(&self, b: &mut [T], dofs: I)
+    where
+        T: Copy + SubAssign + Mul<f64, Output = T>,
+        I: IntoIterator<Item = usize>,
+    {
+        // The same updates in the same order, the trunk's in fixed-size loops: `b`'s
+        // first TRUNK entries are the trunk's dofs, and row k ≥ TRUNK ends with them.
+        let (trunk, rest) = b.split_at_mut(TRUNK);
+        let trunk: &mut [T; TRUNK] = trunk.try_into().expect("TRUNK entries");
+        let mut dofs = dofs.into_iter();
+        for k in dofs.by_ref() {
+            if k < TRUNK {
+                let bk = trunk[k];
+                let row = &self.l[self.start[k]..self.start[k] + k];
+                for t in 0..k {
+                    trunk[k - 1 - t] -= bk * row[t];
+                }
+                break;
+            }
+            let bk = rest[k - TRUNK];
+            let (from, to) = (self.start[k], self.start[k + 1]);
+            let own = to - from - TRUNK;
+            for (&i, &l) in self.ancestors[from..from + own]
+                .iter()
+                .zip(&self.l[from..from + own])
+            {
+                rest[i - TRUNK] -= bk * l;
+            }
+            let tail: &Trunk = self.l[to - TRUNK..to].try_into().expect("TRUNK entries");
+            for t in 0..TRUNK {
+                trunk[TRUNK - 1 - t] -= bk * tail[t];
+            }
+        }
+        for k in dofs {
+            let bk = trunk[k];
+            let row = &self.l[self.start[k]..self.start[k] + k];
+            for t in 0..k {
+                trunk[k - 1 - t] -= bk * row[t];
+            }
+        }
     }
 
     /// `b_i −= L[k][i] b_k` for every ancestor `i` of `k` (one column of `Lᵀ y = b`).
@@ -308,5 +500,67 @@ fn axpy(alpha: f64, x: &[f64], y: &mut [f64]) {
     let (x, y) = (&x[..n], &mut y[..n]);
     for t in 0..n {
         y[t] += alpha * x[t];
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use nalgebra::{DVector, Vector3};
+
+    use super::*;
+    use crate::dynamics::{crba, Data};
+    use crate::model::robots::load_robot;
+
+    /// The trunk's fixed-size loops are the general loops reordered nowhere: factor,
+    /// `(M⁻¹)_jj`, `L⁻ᵀ` on a chain and `L⁻¹ D⁻¹` equal to the bit on Solo-12 and Talos.
+    #[test]
+    fn the_trunk_path_is_the_general_path_to_the_bit() {
+        for name in ["solo12", "talos"] {
+            let model = load_robot(name).expect("robot");
+            let nv = model.nv();
+            let mut data = Data::new(&model);
+            let mut q = model.neutral_configuration();
+            for (i, x) in q.iter_mut().enumerate().skip(7) {
+                *x += 0.1 * ((i * 7919 % 13) as f64 - 6.0);
+            }
+            q.rows_mut(3, 4)
+                .copy_from(&DVector::from_vec(vec![0.1, -0.2, 0.3, 0.9]).normalize());
+            let mass = crba(&model, &mut data, &q).expect("crba").clone();
+            let mut fast = MassLtdl::new(&model);
+            assert!(fast.trunk, "{name}: a free flyer is a trunk");
+            let mut slow = fast.clone();
+            slow.trunk = false;
+            fast.factorize(&mass).expect("spd");
+            slow.factorize(&mass).expect("spd");
+            assert_eq!(fast.l, slow.l, "{name}: L");
+            assert_eq!(fast.d, slow.d, "{name}: D");
+            let dofs: Vec<usize> = (0..nv).collect();
+            let (mut a, mut b) = (vec![0.0; nv], vec![0.0; nv]);
+            fast.inverse_diagonal_on(&dofs, &mut a).expect("sizes");
+            slow.inverse_diagonal_on(&dofs, &mut b).expect("sizes");
+            assert_eq!(a, b, "{name}: (M⁻¹)_jj");
+            let x: Vec<f64> = (0..nv).map(|k| (k as f64 * 0.37).sin()).collect();
+            let (mut a, mut b) = (x.clone(), x.clone());
+            fast.solve_dl_in_place(&mut a).expect("sizes");
+            slow.solve_dl_in_place(&mut b).expect("sizes");
+            assert_eq!(a, b, "{name}: L⁻¹ D⁻¹ x");
+            let (mut a, mut b) = (x.clone(), x.clone());
+            fast.solve_in_place(&mut a).expect("sizes");
+            slow.solve_in_place(&mut b).expect("sizes");
+            assert_eq!(a, b, "{name}: M⁻¹ x");
+            // L⁻ᵀ on the chain of the last dof.
+            let mut support = vec![nv - 1];
+            while let Some(p) = fast.parent(*support.last().expect("nonempty")) {
+                support.push(p);
+            }
+            let mut y = vec![Vector3::zeros(); nv];
+            for &k in &support {
+                y[k] = Vector3::new(x[k], -x[k], 2.0 * x[k] + 1.0);
+            }
+            let (mut a, mut b) = (y.clone(), y);
+            fast.solve_lt_on(&mut a, &support).expect("sizes");
+            slow.solve_lt_on(&mut b, &support).expect("sizes");
+            assert_eq!(a, b, "{name}: L⁻ᵀ y");
+        }
     }
 }

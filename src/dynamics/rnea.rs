@@ -122,7 +122,7 @@ pub(crate) fn project_forces(model: &Model, data: &Data, out: &mut DVector<f64>)
         match joint.kind.motion_subspace() {
             Some(s) => out[joint.idx_v] = s.dot(f),
             None => {
-                if joint.kind == JointKind::FreeFlyer {
+                if matches!(joint.kind, JointKind::FreeFlyer) {
                     out.rows_mut(joint.idx_v, 6).copy_from(f);
                 }
             }
@@ -135,7 +135,7 @@ pub(crate) fn project_forces(model: &Model, data: &Data, out: &mut DVector<f64>)
 pub(crate) fn joint_motion(kind: &JointKind, v: &[f64]) -> Vector6<f64> {
     match kind.motion_subspace() {
         Some(s) => s * v[0],
-        None if *kind == JointKind::FreeFlyer => Vector6::from_column_slice(v),
+        None if matches!(kind, JointKind::FreeFlyer) => Vector6::from_column_slice(v),
         None => Vector6::zeros(),
     }
 }

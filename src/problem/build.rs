@@ -176,6 +176,13 @@ pub struct ContactAssembly {
     offsets: Vec<usize>,
     /// Scratch marks, one per dof.
     marked: Vec<bool>,
+    /// Whether contact `i`'s support is a single chain from one dof to the root (each
+    /// dof's parent is the next one in the list): two such supports share exactly their
+    /// common tail, the chain of their lowest common ancestor.
+    single_chain: Vec<bool>,
+    /// `D⁻¹ Y` on each contact's support (same layout as `y`; entries off the support are
+    /// stale and never read).
+    z: Vec<Vector3<f64>>,
     /// `Y = L⁻ᵀ Jᵀ` by contact: contact `i`'s three columns are `y[i nv..(i + 1) nv]`,
     /// one 3-vector per dof.
     y: Vec<Vector3<f64>>,
@@ -202,6 +209,7 @@ impl ContactAssembly {
         self.support.clear();
         self.offsets.clear();
         self.offsets.push(0);
+        self.single_chain.clear();
     }
 
     /// `J` (`3n × nv`), rows `[t1, t2, n]` per contact, for the caller to fill.
@@ -214,7 +222,11 @@ impl ContactAssembly {
     /// `factor`. Its Jacobian rows must be zero elsewhere.
     pub fn push_support(&mut self, factor: &MassLtdl, tops: &[Option<usize>]) {
         let start = self.support.len();
+        // A single chain when at most one top adds dofs: the first walks to the root (no
+        // dof is marked yet), a later one stops at the first dof already in.
+        let mut chains = 0;
         for top in tops {
+            let before = self.support.len();
             let mut k = *top;
             while let Some(dof) = k.filter(|&d| d < self.nv) {
                 if self.marked[dof] {
@@ -224,6 +236,7 @@ impl ContactAssembly {
                 self.support.push(dof);
                 k = factor.parent(dof);
             }
+            chains += usize::from(self.support.len() > before);
         }
         let chain = &mut self.support[start..];
         if !chain.is_sorted_by(|a, b| a > b) {
@@ -232,6 +245,7 @@ impl ContactAssembly {
         for &dof in chain.iter() {
             self.marked[dof] = false;
         }
+        self.single_chain.push(chains <= 1);
         self.offsets.push(self.support.len());
     }
 
@@ -322,11 +336,16 @@ impl ContactAssembly {
         let (n, nv) = (self.n, self.nv);
         if self.y.len() != n * nv {
             self.y = vec![Vector3::zeros(); n * nv];
+            self.z = vec![Vector3::zeros(); n * nv];
         }
+        // Entries off a support are read only by fill_delassus's general case.
+        let zero_off_support = !self.single_chain.iter().all(|&s| s);
         for i in 0..n {
             let support = &self.support[self.offsets[i]..self.offsets[i + 1]];
             let block = &mut self.y[i * nv..(i + 1) * nv];
-            block.fill(Vector3::zeros());
+            if zero_off_support {
+                block.fill(Vector3::zeros());
+            }
             for &k in support {
                 block[k] = Vector3::new(
                     self.jacobian[(3 * i, k)],
@@ -341,6 +360,11 @@ impl ContactAssembly {
                     expected: format!("a factor of dimension {nv}"),
                     got: e.to_string(),
                 })?;
+            let inverse_d = factor.inverse_d();
+            let z = &mut self.z[i * nv..(i + 1) * nv];
+            for &k in support {
+                z[k] = block[k] * inverse_d[k];
+            }
         }
         Ok(())
     }
@@ -350,13 +374,26 @@ impl ContactAssembly {
     /// exactly symmetric.
     fn fill_delassus(&self, inverse_d: &[f64], delassus: &mut DMatrix<f64>) {
         let (n, nv) = (self.n, self.nv);
+        let rows = 3 * n;
+        let g = delassus.as_mut_slice();
         for a in 0..n {
             let ya = &self.y[a * nv..(a + 1) * nv];
+            let support_a = self.support_of(a);
             for b in a..n {
                 let yb = &self.y[b * nv..(b + 1) * nv];
                 let mut block = Matrix3::zeros();
-                for &k in self.support_of(a) {
-                    block += ya[k] * (yb[k] * inverse_d[k]).transpose();
+                if self.single_chain[a] && self.single_chain[b] {
+                    // Y_kb is zero off b's support: only the shared tail counts (the terms
+                    // skipped are exact zeros, the others are summed in the same order).
+                    let shared = shared_tail(support_a, self.support_of(b));
+                    let zb = &self.z[b * nv..(b + 1) * nv];
+                    for &k in &support_a[support_a.len() - shared..] {
+                        block += ya[k] * zb[k].transpose();
+                    }
+                } else {
+                    for &k in support_a {
+                        block += ya[k] * (yb[k] * inverse_d[k]).transpose();
+                    }
                 }
                 for r in 0..3 {
                     for c in 0..3 {
@@ -365,8 +402,9 @@ impl ContactAssembly {
                         } else {
                             block[(r, c)]
                         };
-                        delassus[(3 * a + r, 3 * b + c)] = value;
-                        delassus[(3 * b + c, 3 * a + r)] = value;
+                        // Column-major: (row, col) at col · rows + row.
+                        g[(3 * b + c) * rows + 3 * a + r] = value;
+                        g[(3 * a + r) * rows + 3 * b + c] = value;
                     }
                 }
             }
@@ -409,6 +447,21 @@ impl ContactAssembly {
         }
         self.parts = parts;
     }
+}
+
+/// The number of dofs two single-chain supports (decreasing lists) share: their common
+/// tail, the chain from their lowest common ancestor to the root. Equal tops mean the
+/// same chain.
+#[inline]
+fn shared_tail(a: &[usize], b: &[usize]) -> usize {
+    if a.first() == b.first() {
+        return a.len();
+    }
+    a.iter()
+        .rev()
+        .zip(b.iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count()
 }
 
 /// Gives `m` the shape `rows × cols` (reallocating only when the shape changes), zeroed.
