@@ -6,7 +6,7 @@
 use nalgebra::{DVector, Matrix3};
 use serde::{Deserialize, Serialize};
 
-use super::forces::{internal_force_split, internal_forces};
+use super::forces::{internal_force_split, internal_force_split_at, internal_forces};
 use super::residuals::{
     ccp_contact_residual, lcp_contact_residual, max_nan, mdp_contact_violation,
     ncp_contact_residual, raisim_contact_residual, signorini_contact_violation, Scales,
@@ -195,8 +195,9 @@ pub fn compute_model_metrics(
     lambda: &DVector<f64>,
     model: ContactModel,
 ) -> ProblemMetrics {
-    let mut metrics = metrics_without_internal_forces(problem, lambda, DEFAULT_SLIDING_TOLERANCE);
-    match internal_force_split(problem, lambda, model) {
+    let c = problem.velocity(lambda);
+    let mut metrics = metrics_at_velocity(problem, lambda, &c, DEFAULT_SLIDING_TOLERANCE);
+    match internal_force_split_at(problem, lambda, &c, model) {
         Some(split) => {
             metrics.internal_forces = Some(split.total);
             metrics.internal_forces_required = Some(split.required);
@@ -225,14 +226,28 @@ fn metrics_without_internal_forces(
     lambda: &DVector<f64>,
     sliding_tolerance: f64,
 ) -> ProblemMetrics {
-    let c = problem.velocity(lambda);
+    metrics_at_velocity(
+        problem,
+        lambda,
+        &problem.velocity(lambda),
+        sliding_tolerance,
+    )
+}
+
+/// [`metrics_without_internal_forces`] with `c = (G + R) λ + g` already computed.
+fn metrics_at_velocity(
+    problem: &ContactProblem,
+    lambda: &DVector<f64>,
+    c: &DVector<f64>,
+    sliding_tolerance: f64,
+) -> ProblemMetrics {
     let scales = Scales::of(problem, lambda);
     let contacts: Vec<ContactMetrics> = (0..problem.num_contacts())
         .map(|i| {
             contact_metrics(
                 problem.mu_of(i),
                 &problem.diagonal_block(i),
-                (&contact_vector(lambda, i), &contact_vector(&c, i)),
+                (&contact_vector(lambda, i), &contact_vector(c, i)),
                 &scales,
                 sliding_tolerance,
             )
