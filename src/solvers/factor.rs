@@ -289,11 +289,15 @@ const TRIANGLE: usize = BLOCK * BLOCK;
 
 /// Packs `L` (column-major `n × n`, lower triangle) into the panels of the two solves,
 /// block by block of [`BLOCK`] columns: each block is its diagonal triangle
-/// (`t[4j + i]` = row `i`, column `j` of the block, zero-padded to 4 × 4) followed by its
+/// (`t[4j + i]` = row `i`, column `j` of the block, zero-padded to 4 × 4, with the
+/// reciprocal of the diagonal entry at `t[4j + j]`) followed by its
 /// columns, contiguous: in `forward` (blocks from the first) the rows of `L` below the
 /// block, in `backward` (blocks from the last) the rows of `U = Lᵀ` above it. Each solve
 /// then reads one contiguous stream per block: no index set-up per column, and half the
-/// memory of two full `n × n` arrays.
+/// memory of two full `n × n` arrays. The reciprocals replace the divisions on the solves'
+/// critical path (each unknown of a block waits for the previous one: a division's
+/// latency is about four times a multiplication's); the solution then differs from the
+/// divided one by round-off.
 fn pack_panels(lower: &[f64], n: usize, forward: &mut Vec<f64>, backward: &mut Vec<f64>) {
     forward.clear();
     backward.clear();
@@ -301,7 +305,8 @@ fn pack_panels(lower: &[f64], n: usize, forward: &mut Vec<f64>, backward: &mut V
         let end = (j0 + BLOCK).min(n);
         let mut triangle = [0.0; TRIANGLE];
         for j in 0..end - j0 {
-            for i in j..end - j0 {
+            triangle[BLOCK * j + j] = lower[(j0 + j) * n + j0 + j].recip();
+            for i in j + 1..end - j0 {
                 triangle[BLOCK * j + i] = lower[(j0 + j) * n + j0 + i];
             }
         }
@@ -315,9 +320,10 @@ fn pack_panels(lower: &[f64], n: usize, forward: &mut Vec<f64>, backward: &mut V
         // U[i, j] = L[j, i].
         let mut triangle = [0.0; TRIANGLE];
         for j in 0..end - j0 {
-            for i in 0..=j {
+            for i in 0..j {
                 triangle[BLOCK * j + i] = lower[(j0 + i) * n + j0 + j];
             }
+            triangle[BLOCK * j + j] = lower[(j0 + j) * n + j0 + j].recip();
         }
         backward.extend_from_slice(&triangle);
         for j in j0..end {
@@ -351,10 +357,10 @@ fn solve_forward_body(panel: &[f64], n: usize, b: &mut [f64]) {
         let solved = &mut solved[j0..];
         if let [c0, c1, c2, c3] = &mut *solved {
             // The triangle written out (the loop's operations in the loop's order).
-            let y0 = *c0 / t[0];
-            let y1 = (*c1 - t[1] * y0) / t[5];
-            let y2 = ((*c2 - t[2] * y0) - t[6] * y1) / t[10];
-            let y3 = (((*c3 - t[3] * y0) - t[7] * y1) - t[11] * y2) / t[15];
+            let y0 = *c0 * t[0];
+            let y1 = (*c1 - t[1] * y0) * t[5];
+            let y2 = ((*c2 - t[2] * y0) - t[6] * y1) * t[10];
+            let y3 = (((*c3 - t[3] * y0) - t[7] * y1) - t[11] * y2) * t[15];
             [*c0, *c1, *c2, *c3] = [y0, y1, y2, y3];
             let (a0, a) = entries.split_at(rows);
             let (a1, a) = a.split_at(rows);
@@ -363,7 +369,7 @@ fn solve_forward_body(panel: &[f64], n: usize, b: &mut [f64]) {
         } else {
             let r = solved.len();
             for j in 0..r {
-                let yj = solved[j] / t[BLOCK * j + j];
+                let yj = solved[j] * t[BLOCK * j + j];
                 solved[j] = yj;
                 for i in j + 1..r {
                     solved[i] -= t[BLOCK * j + i] * yj;
@@ -391,10 +397,10 @@ fn solve_backward_body(panel: &[f64], n: usize, b: &mut [f64]) {
         let (above, solved) = b.split_at_mut(j0);
         let solved = &mut solved[..end - j0];
         if let [c0, c1, c2, c3] = &mut *solved {
-            let x3 = *c3 / t[15];
-            let x2 = (*c2 - t[14] * x3) / t[10];
-            let x1 = ((*c1 - t[13] * x3) - t[9] * x2) / t[5];
-            let x0 = (((*c0 - t[12] * x3) - t[8] * x2) - t[4] * x1) / t[0];
+            let x3 = *c3 * t[15];
+            let x2 = (*c2 - t[14] * x3) * t[10];
+            let x1 = ((*c1 - t[13] * x3) - t[9] * x2) * t[5];
+            let x0 = (((*c0 - t[12] * x3) - t[8] * x2) - t[4] * x1) * t[0];
             [*c0, *c1, *c2, *c3] = [x0, x1, x2, x3];
             let (a0, a) = entries.split_at(j0);
             let (a1, a) = a.split_at(j0);
@@ -403,7 +409,7 @@ fn solve_backward_body(panel: &[f64], n: usize, b: &mut [f64]) {
         } else {
             let r = solved.len();
             for j in (0..r).rev() {
-                let xj = solved[j] / t[BLOCK * j + j];
+                let xj = solved[j] * t[BLOCK * j + j];
                 solved[j] = xj;
                 for i in 0..j {
                     solved[i] -= t[BLOCK * j + i] * xj;
