@@ -11,6 +11,10 @@
 //! unblocked `Cholesky::new`, its `gemv` and a column-by-column substitution do. On the
 //! ADMM's 120×120 system (40 contacts) the triangular solves were 44 % of a solve's
 //! instructions and the two factorizations 13 % (docs/speed.md, "Phase 3").
+//!
+//! Every kernel runs its AVX build when the CPU has AVX (run-time dispatch, same bits as
+//! the baseline build), and from [`SMALL`] unknowns the solves read packed panels of the
+//! factor with the diagonal's reciprocals (`pack_panels`; docs/speed.md, "Phase 5 — admm").
 
 use nalgebra::{DMatrix, DVector};
 
