@@ -82,7 +82,7 @@ pub(crate) struct RegularizedCholesky {
     lower: Vec<f64>,
     /// Below [`SMALL`] unknowns: `Lᵀ`, column-major, in its upper triangle (the backward
     /// solve then runs down columns as the forward one does; the strict lower triangle is
-    /// never read).
+    /// never read), with the reciprocals of the diagonal on the diagonal.
     upper: Vec<f64>,
     /// From [`SMALL`] unknowns: `L`'s blocks for the forward solve ([`pack_panels`]).
     forward: Vec<f64>,
@@ -263,28 +263,32 @@ fn factorize_lower_body(a: &mut [f64], n: usize) -> Result<(), usize> {
 }
 
 /// Solves `L Lᵀ x = b` in place column by column (axpy form on the columns of `L`, then
-/// on those of `U = Lᵀ`): the small systems' path.
+/// on those of `U = Lᵀ`, multiplying by the reciprocals on `u`'s diagonal, as the panels
+/// do): the small systems' path.
 #[inline(always)]
 fn solve_small_body(l: &[f64], u: &[f64], n: usize, b: &mut [f64]) {
     for j in 0..n {
-        let yj = b[j] / l[j * n + j];
+        let yj = b[j] * u[j * n + j];
         b[j] = yj;
         sub_one(&mut b[j + 1..], &l[j * n + j + 1..(j + 1) * n], yj);
     }
     for j in (0..n).rev() {
-        let xj = b[j] / u[j * n + j];
+        let xj = b[j] * u[j * n + j];
         b[j] = xj;
         sub_one(&mut b[..j], &u[j * n..j * n + j], xj);
     }
 }
 
-/// `upper = Lᵀ` (column-major, upper triangle) from the lower triangle of `lower`.
+/// `upper = Lᵀ` (column-major, upper triangle) from the lower triangle of `lower`, with
+/// the reciprocals of the diagonal on its diagonal (no division on the small solves'
+/// critical path, see [`pack_panels`]).
 fn transpose_lower(lower: &[f64], n: usize, upper: &mut Vec<f64>) {
     upper.resize(n * n, 0.0);
     for j in 0..n {
-        for i in 0..=j {
+        for i in 0..j {
             upper[j * n + i] = lower[i * n + j];
         }
+        upper[j * n + j] = lower[j * n + j].recip();
     }
 }
 
