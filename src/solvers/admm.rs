@@ -439,6 +439,18 @@ impl Sweep {
     }
 }
 
+/// `max(a, b)` for a running maximum `a` that is never NaN: one comparison (`f64::max`
+/// handles NaN in either argument, several instructions per call); a NaN `b` leaves `a`,
+/// as `f64::max` does, and the sweep's finiteness test catches it.
+#[inline(always)]
+fn larger(a: f64, b: f64) -> f64 {
+    if b > a {
+        b
+    } else {
+        a
+    }
+}
+
 /// The y- and z-updates of the module doc in one pass over the contacts, from the
 /// previous and new `x` and the previous `y`:
 /// `x̂ = α x⁺ + (1 − α) y⁻` (over-relaxation, eq. 22 applied to the splitting),
@@ -478,10 +490,10 @@ fn relaxed_projection_sweep(
             y[k] = yk;
             z[k] += -penalty * (relaxed[k] - yk);
             let step = penalty * (yk - y_prev[k]) + mu_prox * (x[k] - x_prev[k]);
-            sweep.primal = sweep.primal.max((x[k] - yk).abs());
-            sweep.dual = sweep.dual.max(step.abs());
-            sweep.impulse_scale = sweep.impulse_scale.max(yk.abs());
-            largest_dual = largest_dual.max(z[k].abs());
+            sweep.primal = larger(sweep.primal, (x[k] - yk).abs());
+            sweep.dual = larger(sweep.dual, step.abs());
+            sweep.impulse_scale = larger(sweep.impulse_scale, yk.abs());
+            largest_dual = larger(largest_dual, z[k].abs());
             sweep.usable &= yk.is_finite() & z[k].is_finite();
         }
     }

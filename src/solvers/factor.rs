@@ -11,8 +11,59 @@
 //! unblocked `Cholesky::new`, its `gemv` and a column-by-column substitution do. On the
 //! ADMM's 120×120 system (40 contacts) the triangular solves were 44 % of a solve's
 //! instructions and the two factorizations 13 % (docs/speed.md, "Phase 3").
+//!
+//! Every kernel runs its AVX build when the CPU has AVX (run-time dispatch, same bits as
+//! the baseline build), and from [`SMALL`] unknowns the solves read packed panels of the
+//! factor with the diagonal's reciprocals (`pack_panels`; docs/speed.md, "Phase 5 — admm").
 
 use nalgebra::{DMatrix, DVector};
+
+/// Defines `fn $name(args)`, which runs `$body(args)` compiled for AVX when the CPU has it
+/// (checked at run time; std caches the answer) and for the baseline x86-64 (SSE2)
+/// otherwise. AVX only widens the kernels' vectors from two to four entries: without FMA
+/// (not enabled; Rust never contracts a multiply and an add) every entry goes through the
+/// same operations in the same order, so both paths give the same bits.
+macro_rules! with_avx {
+    ($(#[$doc:meta])* fn $name:ident = $body:ident($($arg:ident: $ty:ty),*) $(-> $ret:ty)?) => {
+        $(#[$doc])*
+        #[inline(never)]
+        fn $name($($arg: $ty),*) $(-> $ret)? {
+            #[cfg(target_arch = "x86_64")]
+            {
+                #[target_feature(enable = "avx")]
+                fn avx($($arg: $ty),*) $(-> $ret)? {
+                    $body($($arg),*)
+                }
+                if std::arch::is_x86_feature_detected!("avx") {
+                    // SAFETY: `avx` needs only AVX, which the CPU has (tested just above).
+                    return unsafe { avx($($arg),*) };
+                }
+            }
+            $body($($arg),*)
+        }
+    };
+}
+
+with_avx!(
+    /// `out += A x` ([`accumulate_product_body`]).
+    fn accumulate_product = accumulate_product_body(a: &DMatrix<f64>, x: &[f64], out: &mut [f64])
+);
+with_avx!(
+    /// The blocked Cholesky factorization ([`factorize_lower_body`]).
+    fn factorize_lower = factorize_lower_body(a: &mut [f64], n: usize) -> Result<(), usize>
+);
+with_avx!(
+    /// `L y = b` in place ([`solve_forward_body`]).
+    fn solve_forward = solve_forward_body(panel: &[f64], n: usize, b: &mut [f64])
+);
+with_avx!(
+    /// `Lᵀ x = y` in place ([`solve_backward_body`]).
+    fn solve_backward = solve_backward_body(panel: &[f64], n: usize, b: &mut [f64])
+);
+with_avx!(
+    /// `L Lᵀ x = b` in place for small systems ([`solve_small_body`]).
+    fn solve_small = solve_small_body(l: &[f64], u: &[f64], n: usize, b: &mut [f64])
+);
 
 /// Columns combined at once by the kernels.
 const BLOCK: usize = 4;
@@ -29,9 +80,14 @@ pub(crate) struct RegularizedCholesky {
     /// `L` of `A + σ I = L Lᵀ`, column-major `n × n`, in its lower triangle (the strict
     /// upper triangle holds leftovers of `A` and is never read); valid when `factored`.
     lower: Vec<f64>,
-    /// `Lᵀ`, column-major, in its upper triangle: the backward solve then runs down
-    /// columns as the forward one does (the strict lower triangle is never read).
+    /// Below [`SMALL`] unknowns: `Lᵀ`, column-major, in its upper triangle (the backward
+    /// solve then runs down columns as the forward one does; the strict lower triangle is
+    /// never read), with the reciprocals of the diagonal on the diagonal.
     upper: Vec<f64>,
+    /// From [`SMALL`] unknowns: `L`'s blocks for the forward solve ([`pack_panels`]).
+    forward: Vec<f64>,
+    /// From [`SMALL`] unknowns: `Lᵀ`'s blocks for the backward solve ([`pack_panels`]).
+    backward: Vec<f64>,
     factored: bool,
     factorizations: usize,
 }
@@ -91,7 +147,11 @@ impl RegularizedCholesky {
         self.shift = shift;
         self.factored = factorize_lower(&mut self.lower, n).is_ok();
         if self.factored {
-            transpose_lower(&self.lower, n, &mut self.upper);
+            if n < SMALL {
+                transpose_lower(&self.lower, n, &mut self.upper);
+            } else {
+                pack_panels(&self.lower, n, &mut self.forward, &mut self.backward);
+            }
             Ok(())
         } else {
             Err(format!(
@@ -108,8 +168,8 @@ impl RegularizedCholesky {
             if n < SMALL {
                 solve_small(&self.lower, &self.upper, n, b.as_mut_slice());
             } else {
-                solve_lower(&self.lower, n, b.as_mut_slice());
-                solve_upper(&self.upper, n, b.as_mut_slice());
+                solve_forward(&self.forward, n, b.as_mut_slice());
+                solve_backward(&self.backward, n, b.as_mut_slice());
             }
         }
     }
@@ -133,8 +193,8 @@ pub(crate) fn product(a: &DMatrix<f64>, x: &[f64], out: &mut [f64]) {
 }
 
 /// `out += A x`, blocks of four columns.
-#[inline(never)]
-fn accumulate_product(a: &DMatrix<f64>, x: &[f64], out: &mut [f64]) {
+#[inline(always)]
+fn accumulate_product_body(a: &DMatrix<f64>, x: &[f64], out: &mut [f64]) {
     let n = out.len();
     let entries = a.as_slice();
     let column = |j: usize| &entries[j * n..(j + 1) * n];
@@ -159,8 +219,8 @@ fn accumulate_product(a: &DMatrix<f64>, x: &[f64], out: &mut [f64]) {
 /// is factored column by column, then the trailing lower triangle is updated by the whole
 /// panel, `A₂₂ ← A₂₂ − L₂₁ L₂₁ᵀ` (Golub & Van Loan 2013, §4.2.9). Errs with the first
 /// column whose pivot is not positive (or not finite).
-#[inline(never)]
-fn factorize_lower(a: &mut [f64], n: usize) -> Result<(), usize> {
+#[inline(always)]
+fn factorize_lower_body(a: &mut [f64], n: usize) -> Result<(), usize> {
     let mut j0 = 0;
     while j0 < n {
         let end = (j0 + BLOCK).min(n);
@@ -202,96 +262,169 @@ fn factorize_lower(a: &mut [f64], n: usize) -> Result<(), usize> {
     Ok(())
 }
 
-/// Solves `L y = b` in place (`l` column-major `n × n`, lower triangle read): each block
-/// of [`BLOCK`] columns solves its diagonal triangle, then updates every entry below it
-/// with the whole block.
-#[inline(never)]
-fn solve_lower(l: &[f64], n: usize, b: &mut [f64]) {
-    let column = |j: usize, from: usize| &l[j * n + from..(j + 1) * n];
+/// Solves `L Lᵀ x = b` in place column by column (axpy form on the columns of `L`, then
+/// on those of `U = Lᵀ`, multiplying by the reciprocals on `u`'s diagonal, as the panels
+/// do): the small systems' path.
+#[inline(always)]
+fn solve_small_body(l: &[f64], u: &[f64], n: usize, b: &mut [f64]) {
+    for j in 0..n {
+        let yj = b[j] * u[j * n + j];
+        b[j] = yj;
+        sub_one(&mut b[j + 1..], &l[j * n + j + 1..(j + 1) * n], yj);
+    }
+    for j in (0..n).rev() {
+        let xj = b[j] * u[j * n + j];
+        b[j] = xj;
+        sub_one(&mut b[..j], &u[j * n..j * n + j], xj);
+    }
+}
+
+/// `upper = Lᵀ` (column-major, upper triangle) from the lower triangle of `lower`, with
+/// the reciprocals of the diagonal on its diagonal (no division on the small solves'
+/// critical path, see [`pack_panels`]).
+fn transpose_lower(lower: &[f64], n: usize, upper: &mut Vec<f64>) {
+    upper.resize(n * n, 0.0);
+    for j in 0..n {
+        for i in 0..j {
+            upper[j * n + i] = lower[i * n + j];
+        }
+        upper[j * n + j] = lower[j * n + j].recip();
+    }
+}
+
+/// Entries of a block's diagonal triangle in a panel (a 4 × 4 array, zero-padded).
+const TRIANGLE: usize = BLOCK * BLOCK;
+
+/// Packs `L` (column-major `n × n`, lower triangle) into the panels of the two solves,
+/// block by block of [`BLOCK`] columns: each block is its diagonal triangle
+/// (`t[4j + i]` = row `i`, column `j` of the block, zero-padded to 4 × 4, with the
+/// reciprocal of the diagonal entry at `t[4j + j]`) followed by its
+/// columns, contiguous: in `forward` (blocks from the first) the rows of `L` below the
+/// block, in `backward` (blocks from the last) the rows of `U = Lᵀ` above it. Each solve
+/// then reads one contiguous stream per block: no index set-up per column, and half the
+/// memory of two full `n × n` arrays. The reciprocals replace the divisions on the solves'
+/// critical path (each unknown of a block waits for the previous one: a division's
+/// latency is about four times a multiplication's); the solution then differs from the
+/// divided one by round-off.
+fn pack_panels(lower: &[f64], n: usize, forward: &mut Vec<f64>, backward: &mut Vec<f64>) {
+    forward.clear();
+    backward.clear();
+    for j0 in (0..n).step_by(BLOCK) {
+        let end = (j0 + BLOCK).min(n);
+        let mut triangle = [0.0; TRIANGLE];
+        for j in 0..end - j0 {
+            triangle[BLOCK * j + j] = lower[(j0 + j) * n + j0 + j].recip();
+            for i in j + 1..end - j0 {
+                triangle[BLOCK * j + i] = lower[(j0 + j) * n + j0 + i];
+            }
+        }
+        forward.extend_from_slice(&triangle);
+        for j in j0..end {
+            forward.extend_from_slice(&lower[j * n + end..(j + 1) * n]);
+        }
+    }
+    for j0 in (0..n.div_ceil(BLOCK)).rev().map(|block| block * BLOCK) {
+        let end = (j0 + BLOCK).min(n);
+        // U[i, j] = L[j, i].
+        let mut triangle = [0.0; TRIANGLE];
+        for j in 0..end - j0 {
+            for i in 0..j {
+                triangle[BLOCK * j + i] = lower[(j0 + i) * n + j0 + j];
+            }
+            triangle[BLOCK * j + j] = lower[(j0 + j) * n + j0 + j].recip();
+        }
+        backward.extend_from_slice(&triangle);
+        for j in j0..end {
+            backward.extend((0..j0).map(|i| lower[i * n + j]));
+        }
+    }
+}
+
+/// Splits a panel's block off `panel`: its triangle and its `columns × rows` entries.
+fn next_block(panel: &[f64], columns: usize, rows: usize) -> (&[f64; TRIANGLE], &[f64], &[f64]) {
+    let (triangle, rest) = panel
+        .split_first_chunk::<TRIANGLE>()
+        .unwrap_or_else(|| panic!("a panel holds every block's triangle"));
+    let (entries, rest) = rest.split_at(columns * rows);
+    (triangle, entries, rest)
+}
+
+/// Solves `L y = b` in place from the `forward` panels of [`pack_panels`]: each block of
+/// [`BLOCK`] columns solves its diagonal triangle, then updates every entry below it with
+/// the whole block.
+#[inline(always)]
+fn solve_forward_body(panel: &[f64], n: usize, b: &mut [f64]) {
+    let mut panel = panel;
     let mut j0 = 0;
     while j0 < n {
         let end = (j0 + BLOCK).min(n);
-        for j in j0..end {
-            let yj = b[j] / l[j * n + j];
-            b[j] = yj;
-            for i in j + 1..end {
-                b[i] -= l[j * n + i] * yj;
-            }
-        }
+        let rows = n - end;
+        let (t, entries, rest) = next_block(panel, end - j0, rows);
+        panel = rest;
         let (solved, below) = b.split_at_mut(end);
-        if end - j0 == BLOCK {
-            let cols = [
-                column(j0, end),
-                column(j0 + 1, end),
-                column(j0 + 2, end),
-                column(j0 + 3, end),
-            ];
-            let y = [solved[j0], solved[j0 + 1], solved[j0 + 2], solved[j0 + 3]];
-            sub_four(below, cols, y);
+        let solved = &mut solved[j0..];
+        if let [c0, c1, c2, c3] = &mut *solved {
+            // The triangle written out (the loop's operations in the loop's order).
+            let y0 = *c0 * t[0];
+            let y1 = (*c1 - t[1] * y0) * t[5];
+            let y2 = ((*c2 - t[2] * y0) - t[6] * y1) * t[10];
+            let y3 = (((*c3 - t[3] * y0) - t[7] * y1) - t[11] * y2) * t[15];
+            [*c0, *c1, *c2, *c3] = [y0, y1, y2, y3];
+            let (a0, a) = entries.split_at(rows);
+            let (a1, a) = a.split_at(rows);
+            let (a2, a3) = a.split_at(rows);
+            sub_four(below, [a0, a1, a2, a3], [y0, y1, y2, y3]);
         } else {
-            for (j, &yj) in solved.iter().enumerate().skip(j0) {
-                sub_one(below, column(j, end), yj);
+            let r = solved.len();
+            for j in 0..r {
+                let yj = solved[j] * t[BLOCK * j + j];
+                solved[j] = yj;
+                for i in j + 1..r {
+                    solved[i] -= t[BLOCK * j + i] * yj;
+                }
+            }
+            for (column, &yj) in entries.chunks_exact(rows.max(1)).zip(solved.iter()) {
+                sub_one(below, column, yj);
             }
         }
         j0 = end;
     }
 }
 
-/// Solves `L Lᵀ x = b` in place column by column (axpy form on the columns of `L`, then
-/// on those of `U = Lᵀ`): the small systems' path.
-#[inline(never)]
-fn solve_small(l: &[f64], u: &[f64], n: usize, b: &mut [f64]) {
-    for j in 0..n {
-        let yj = b[j] / l[j * n + j];
-        b[j] = yj;
-        sub_one(&mut b[j + 1..], &l[j * n + j + 1..(j + 1) * n], yj);
-    }
-    for j in (0..n).rev() {
-        let xj = b[j] / u[j * n + j];
-        b[j] = xj;
-        sub_one(&mut b[..j], &u[j * n..j * n + j], xj);
-    }
-}
-
-/// `upper = Lᵀ` (column-major, upper triangle) from the lower triangle of `lower`.
-fn transpose_lower(lower: &[f64], n: usize, upper: &mut Vec<f64>) {
-    upper.resize(n * n, 0.0);
-    for j in 0..n {
-        for i in 0..=j {
-            upper[j * n + i] = lower[i * n + j];
-        }
-    }
-}
-
-/// Solves `U x = y` in place for the upper triangular `U = Lᵀ` (`u` column-major `n × n`,
-/// upper triangle read), blocks of [`BLOCK`] columns from the last: each block solves its
-/// diagonal triangle backward, then updates every entry above it with the whole block.
-#[inline(never)]
-fn solve_upper(u: &[f64], n: usize, b: &mut [f64]) {
-    let column = |j: usize, to: usize| &u[j * n..j * n + to];
-    let blocks = n.div_ceil(BLOCK);
-    for block in (0..blocks).rev() {
+/// Solves `U x = y` in place for `U = Lᵀ` from the `backward` panels of [`pack_panels`],
+/// blocks of [`BLOCK`] columns from the last: each block solves its diagonal triangle
+/// backward, then updates every entry above it with the whole block.
+#[inline(always)]
+fn solve_backward_body(panel: &[f64], n: usize, b: &mut [f64]) {
+    let mut panel = panel;
+    for block in (0..n.div_ceil(BLOCK)).rev() {
         let j0 = block * BLOCK;
         let end = (j0 + BLOCK).min(n);
-        for j in (j0..end).rev() {
-            let xj = b[j] / u[j * n + j];
-            b[j] = xj;
-            for i in j0..j {
-                b[i] -= u[j * n + i] * xj;
-            }
-        }
+        let (t, entries, rest) = next_block(panel, end - j0, j0);
+        panel = rest;
         let (above, solved) = b.split_at_mut(j0);
-        if end - j0 == BLOCK {
-            let cols = [
-                column(j0, j0),
-                column(j0 + 1, j0),
-                column(j0 + 2, j0),
-                column(j0 + 3, j0),
-            ];
-            sub_four(above, cols, [solved[0], solved[1], solved[2], solved[3]]);
+        let solved = &mut solved[..end - j0];
+        if let [c0, c1, c2, c3] = &mut *solved {
+            let x3 = *c3 * t[15];
+            let x2 = (*c2 - t[14] * x3) * t[10];
+            let x1 = ((*c1 - t[13] * x3) - t[9] * x2) * t[5];
+            let x0 = (((*c0 - t[12] * x3) - t[8] * x2) - t[4] * x1) * t[0];
+            [*c0, *c1, *c2, *c3] = [x0, x1, x2, x3];
+            let (a0, a) = entries.split_at(j0);
+            let (a1, a) = a.split_at(j0);
+            let (a2, a3) = a.split_at(j0);
+            sub_four(above, [a0, a1, a2, a3], [x0, x1, x2, x3]);
         } else {
-            for j in j0..end {
-                sub_one(above, column(j, j0), solved[j - j0]);
+            let r = solved.len();
+            for j in (0..r).rev() {
+                let xj = solved[j] * t[BLOCK * j + j];
+                solved[j] = xj;
+                for i in 0..j {
+                    solved[i] -= t[BLOCK * j + i] * xj;
+                }
+            }
+            for (column, &xj) in entries.chunks_exact(j0.max(1)).zip(solved.iter()) {
+                sub_one(above, column, xj);
             }
         }
     }
@@ -368,7 +501,9 @@ mod tests {
 
     #[test]
     fn blocked_factor_and_solves_match_nalgebra_at_every_block_remainder() {
-        for n in [1, 2, 3, 4, 5, 7, 8, 9, 12, 13, 24, 61, 120] {
+        for n in [
+            1, 2, 3, 4, 5, 7, 8, 9, 12, 13, 16, 17, 18, 19, 24, 61, 62, 63, 120,
+        ] {
             let a = spd(n, n as u64);
             let mut chol = RegularizedCholesky::default();
             chol.set_matrix(&a, None);
@@ -395,6 +530,47 @@ mod tests {
                 gap < 1e-14 * expected.amax(),
                 "n = {n}: product gap {gap:e}"
             );
+        }
+    }
+
+    #[test]
+    fn dispatched_and_baseline_kernels_give_the_same_bits() {
+        // On a CPU with AVX the dispatched kernels run their AVX build; the `_body`
+        // functions called here are compiled for the baseline target (SSE2 on x86-64).
+        for n in [3, 8, 13, 16, 17, 18, 19, 24, 61, 62, 63, 120] {
+            let a = spd(n, 7 + n as u64);
+            let mut chol = RegularizedCholesky::default();
+            chol.set_matrix(&a, None);
+            assert!(chol.set_shift(0.25).is_ok());
+            let mut lower = a.as_slice().to_vec();
+            for i in 0..n {
+                lower[i * n + i] += 0.25;
+            }
+            assert!(factorize_lower_body(&mut lower, n).is_ok());
+            let strict = |v: &[f64]| -> Vec<u64> {
+                (0..n)
+                    .flat_map(|j| (j..n).map(move |i| (i, j)))
+                    .map(|(i, j)| v[j * n + i].to_bits())
+                    .collect()
+            };
+            assert_eq!(strict(&lower), strict(&chol.lower), "n = {n}: factor");
+            let b = DVector::from_fn(n, |i, _| ((i * 5 + 1) as f64).cos());
+            let mut x = b.clone();
+            chol.solve_mut(&mut x);
+            let mut y = b.clone();
+            if n < SMALL {
+                solve_small_body(&chol.lower, &chol.upper, n, y.as_mut_slice());
+            } else {
+                solve_forward_body(&chol.forward, n, y.as_mut_slice());
+                solve_backward_body(&chol.backward, n, y.as_mut_slice());
+            }
+            let bits = |v: &DVector<f64>| v.iter().map(|e| e.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&x), bits(&y), "n = {n}: solve");
+            let mut p = DVector::zeros(n);
+            product(&a, b.as_slice(), p.as_mut_slice());
+            let mut q = DVector::zeros(n);
+            accumulate_product_body(&a, b.as_slice(), q.as_mut_slice());
+            assert_eq!(bits(&p), bits(&q), "n = {n}: product");
         }
     }
 
