@@ -77,13 +77,13 @@ fn solver_flag_keeps_the_scenarios_settings_unless_overridden() {
     assert!(s.solver_override("ncp-magic").is_err());
 }
 
-#[test]
-fn json_is_the_result_on_stdout_in_run_and_sweep() {
-    let dir = temp("json");
+/// Runs `COMMAND cube_slide.yaml --out out --json` (0.02 s of ncp-admm) in `dir` and checks
+/// that its stdout is, as JSON, the results manifest it wrote to `dir/out`.
+fn json_result_is_the_manifest_on_disk(dir: &Path, command: &str) {
     let out = contactbench(
-        &dir,
+        dir,
         &[
-            "run",
+            command,
             &scenario("cube_slide.yaml"),
             "--solver",
             "ncp-admm",
@@ -96,7 +96,7 @@ fn json_is_the_result_on_stdout_in_run_and_sweep() {
     );
     assert!(
         out.status.success(),
-        "{}",
+        "{command}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     let manifest: ResultsManifest =
@@ -105,6 +105,12 @@ fn json_is_the_result_on_stdout_in_run_and_sweep() {
         manifest,
         ResultsManifest::read(&dir.join("out")).expect("on disk")
     );
+}
+
+#[test]
+fn json_is_the_result_on_stdout_in_run_and_sweep() {
+    let dir = temp("json");
+    json_result_is_the_manifest_on_disk(&dir, "run");
     let sweep = contactbench(
         &dir,
         &[
@@ -349,31 +355,7 @@ fn solver_flag_keeps_the_scenarios_absolute_criterion_and_eps_abs() {
 #[test]
 fn json_is_the_result_on_stdout_in_batch_and_every_help_says_the_same() {
     let dir = temp("jsonbatch");
-    let out = contactbench(
-        &dir,
-        &[
-            "batch",
-            &scenario("cube_slide.yaml"),
-            "--solver",
-            "ncp-admm",
-            "--set",
-            "simulation.duration=0.02",
-            "--out",
-            "out",
-            "--json",
-        ],
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let manifest: ResultsManifest =
-        serde_json::from_slice(&out.stdout).expect("stdout is the manifest as JSON");
-    assert_eq!(
-        manifest,
-        ResultsManifest::read(&dir.join("out")).expect("on disk")
-    );
+    json_result_is_the_manifest_on_disk(&dir, "batch");
 
     let help = contactbench(&dir, &["--help"]);
     let help = String::from_utf8_lossy(&help.stdout).to_string();
