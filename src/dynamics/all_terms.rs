@@ -23,9 +23,22 @@ pub fn mass_matrix_and_bias(
 ) -> Result<(), DynamicsError> {
     check_data(model, data)?;
     check_configuration(model, q)?;
+    update_placements(model, data, q);
+    mass_matrix_and_bias_at_placements(model, data, v, fext)
+}
+
+/// [`mass_matrix_and_bias`] once `data`'s placements are at `q` (an
+/// [`super::mechanical_energy`] at the same `q` leaves them so): a simulation that records
+/// the energy after a step computes them once for both.
+pub(crate) fn mass_matrix_and_bias_at_placements(
+    model: &Model,
+    data: &mut Data,
+    v: &DVector<f64>,
+    fext: Option<&[Vector6<f64>]>,
+) -> Result<(), DynamicsError> {
+    check_data(model, data)?;
     check_velocity(model, v, "v")?;
     check_fext(model, fext)?;
-    update_placements(model, data, q);
     crba_at_placements(model, data);
     rnea_passes(model, data, v.as_slice(), None, fext, true);
     let mut tau = std::mem::replace(&mut data.tau, DVector::zeros(0));

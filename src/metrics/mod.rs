@@ -15,5 +15,6 @@ pub use residuals::{
     ContactResidual, Criteria, Scales,
 };
 pub use summary::{
-    compute_metrics, compute_metrics_with, compute_model_metrics, ContactMetrics, ProblemMetrics,
+    compute_metrics, compute_metrics_at_velocity, compute_metrics_with, compute_model_metrics,
+    compute_model_metrics_at_velocity, ContactMetrics, ProblemMetrics,
 };

@@ -195,9 +195,33 @@ pub fn compute_model_metrics(
     lambda: &DVector<f64>,
     model: ContactModel,
 ) -> ProblemMetrics {
-    let c = problem.velocity(lambda);
-    let mut metrics = metrics_at_velocity(problem, lambda, &c, DEFAULT_SLIDING_TOLERANCE);
-    match internal_force_split_at(problem, lambda, &c, model) {
+    compute_model_metrics_at_velocity(problem, lambda, &problem.velocity(lambda), model)
+}
+
+/// [`compute_metrics`] with `c = (G + R) λ + g` already computed by
+/// [`ContactProblem::velocity`] (a simulation's record uses the same `c` for its
+/// per-contact velocities).
+pub fn compute_metrics_at_velocity(
+    problem: &ContactProblem,
+    lambda: &DVector<f64>,
+    c: &DVector<f64>,
+) -> ProblemMetrics {
+    ProblemMetrics {
+        internal_forces: internal_forces(problem, lambda),
+        ..metrics_at_velocity(problem, lambda, c, DEFAULT_SLIDING_TOLERANCE)
+    }
+}
+
+/// [`compute_model_metrics`] with `c = (G + R) λ + g` already computed by
+/// [`ContactProblem::velocity`].
+pub fn compute_model_metrics_at_velocity(
+    problem: &ContactProblem,
+    lambda: &DVector<f64>,
+    c: &DVector<f64>,
+    model: ContactModel,
+) -> ProblemMetrics {
+    let mut metrics = metrics_at_velocity(problem, lambda, c, DEFAULT_SLIDING_TOLERANCE);
+    match internal_force_split_at(problem, lambda, c, model) {
         Some(split) => {
             metrics.internal_forces = Some(split.total);
             metrics.internal_forces_required = Some(split.required);

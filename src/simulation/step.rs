@@ -29,9 +29,10 @@ use super::recorder::{ContactRecord, StageTimings, StepRecord};
 use super::scenario::ExternalForce;
 use super::world::{ActuationWorkspace, World};
 use crate::collision::{CollisionError, ContactDetector, ContactSettings, DetectionOutcomes};
+use crate::dynamics::all_terms::mass_matrix_and_bias_at_placements;
 use crate::dynamics::{self, Data, DynamicsError, MassLtdl, Se3};
 use crate::metrics::energy::MechanicalEnergy;
-use crate::metrics::{compute_metrics, compute_model_metrics};
+use crate::metrics::{compute_metrics_at_velocity, compute_model_metrics_at_velocity};
 use crate::problem::build::{free_velocity_change, ContactAssembly, ContactState};
 use crate::problem::{contact_vector, set_contact_vector, ContactProblem, ProblemError};
 use crate::solvers::{ContactSolver, SolveStatus, SolverError};
@@ -183,6 +184,10 @@ pub struct Simulator {
     outcome: SolveOutcome,
     timings: StageTimings,
     collision: DetectionOutcomes,
+    /// `data`'s joint placements are at `q`: the energy of a record computed them at the
+    /// state the next step starts from, whose dynamics stage reuses them (cleared when
+    /// `q` moves).
+    placements_at_q: bool,
 }
 
 impl Simulator {
@@ -249,6 +254,7 @@ impl Simulator {
             },
             timings: StageTimings::default(),
             collision: DetectionOutcomes::default(),
+            placements_at_q: false,
         }
     }
 
@@ -313,6 +319,7 @@ impl Simulator {
         let (kinetic, potential) =
             dynamics::mechanical_energy(&self.world.model, &mut self.data, &self.q, &self.v)
                 .map_err(|source| StepError::Dynamics { step, source })?;
+        self.placements_at_q = true;
         Ok(MechanicalEnergy { kinetic, potential })
     }
 
@@ -381,11 +388,16 @@ impl Simulator {
     }
 
     /// `M(q)` and its factor, and the generalized force `τ + J_extᵀ f_ext − C(q, v) v − g(q)`
-    /// into `buffers.generalized_force`.
+    /// into `buffers.generalized_force`; the joint placements at `q` are those of the last
+    /// record's energy when there was one (the same function of `q`, computed once).
     #[inline(never)]
     fn dynamics_stage(&mut self) -> Result<(), DynamicsError> {
         let model = &self.world.model;
-        dynamics::mass_matrix_and_bias(model, &mut self.data, &self.q, &self.v, None)?;
+        if self.placements_at_q {
+            mass_matrix_and_bias_at_placements(model, &mut self.data, &self.v, None)?;
+        } else {
+            dynamics::mass_matrix_and_bias(model, &mut self.data, &self.q, &self.v, None)?;
+        }
         self.mass.factorize(&self.data.mass_matrix)?;
         let b = &mut self.buffers;
         self.world.actuation(
@@ -577,6 +589,7 @@ impl Simulator {
             });
         }
         std::mem::swap(&mut self.q, &mut b.q_next);
+        self.placements_at_q = false;
         std::mem::swap(&mut self.v, &mut b.v_next);
         self.step = step;
         Ok(())
@@ -587,18 +600,21 @@ impl Simulator {
         let energy = self.energy(self.step)?;
         let (contacts, metrics) = match &self.problem {
             Some(problem) => {
+                // One `c = (G + R) λ + g` for the metrics and the contacts' velocities.
+                let c = problem.velocity(&self.lambda);
                 let metrics = match self.metrics {
-                    StepMetrics::All => Some(compute_model_metrics(
+                    StepMetrics::All => Some(compute_model_metrics_at_velocity(
                         problem,
                         &self.lambda,
+                        &c,
                         self.solver.model(),
                     )),
                     StepMetrics::WithoutInternalForces => {
-                        Some(compute_metrics(problem, &self.lambda))
+                        Some(compute_metrics_at_velocity(problem, &self.lambda, &c))
                     }
                     StepMetrics::None => None,
                 };
-                (self.contact_records(problem), metrics)
+                (self.contact_records(&c), metrics)
             }
             None => (Vec::new(), None),
         };
@@ -624,9 +640,8 @@ impl Simulator {
         })
     }
 
-    /// Per-contact records of the last step (design.md §5).
-    fn contact_records(&self, problem: &ContactProblem) -> Vec<ContactRecord> {
-        let c = problem.velocity(&self.lambda);
+    /// Per-contact records of the last step (design.md §5), `c` its contact velocities.
+    fn contact_records(&self, c: &DVector<f64>) -> Vec<ContactRecord> {
         self.contacts
             .iter()
             .enumerate()
@@ -635,7 +650,7 @@ impl Simulator {
                 point: contact.point.into(),
                 signed_distance: contact.distance,
                 lambda: contact_vector(&self.lambda, i).into(),
-                velocity: contact_vector(&c, i).into(),
+                velocity: contact_vector(c, i).into(),
             })
             .collect()
     }
