@@ -504,7 +504,8 @@ fn relaxed_projection_sweep(
 /// The model's criteria at `y`, with `c = A y + g` (`A = G + R`, the factor's matrix) by
 /// the blocked product; a `y` that passes is tested again with
 /// [`ContactProblem::velocity_into`], the arithmetic of the solve's report, so that a
-/// converged report's residual is the one that passed.
+/// converged report's residual is the one that passed. The flag tells that `c` is then
+/// the report's velocity (and the criteria its criteria).
 #[inline(never)]
 fn criteria_at(
     problem: &ContactProblem,
@@ -513,7 +514,7 @@ fn criteria_at(
     a: &DMatrix<f64>,
     y: &DVector<f64>,
     c: &mut DVector<f64>,
-) -> Criteria {
+) -> (Criteria, bool) {
     affine_product(
         a,
         y.as_slice(),
@@ -522,10 +523,10 @@ fn criteria_at(
     );
     let criteria = model_criteria(model, problem, y, c);
     if !passes(&criteria, settings) {
-        return criteria;
+        return (criteria, false);
     }
     problem.velocity_into(y, c);
-    model_criteria(model, problem, y, c)
+    (model_criteria(model, problem, y, c), true)
 }
 
 /// Runs the ADMM iteration of the module doc on `problem` (with contacts, warm start
@@ -542,6 +543,20 @@ fn solve_admm(
     let finish = |lambda, status, iterations, history| {
         SolveReport::finish(
             problem, model, settings, lambda, status, iterations, start, history,
+        )
+    };
+    // The report of a `y` whose `c` and criteria the stopping test computed with the
+    // report's arithmetic.
+    let finish_at = |lambda, c: &DVector<f64>, criteria, status, iterations, history| {
+        SolveReport::finish_at_velocity(
+            settings,
+            lambda,
+            c.clone(),
+            criteria,
+            status,
+            iterations,
+            start,
+            history,
         )
     };
     let dim = problem.dim();
@@ -609,7 +624,7 @@ fn solve_admm(
         let criteria = model_criteria(model, problem, &y, c);
         if passes(&criteria, settings) {
             state.last_rho = Some((dim, rho));
-            return finish(y, SolveStatus::Converged, 0, history);
+            return finish_at(y, c, criteria, SolveStatus::Converged, 0, history);
         }
     }
     if !(rho.is_finite() && rho > 0.0) {
@@ -629,6 +644,8 @@ fn solve_admm(
     let mut status = SolveStatus::MaxIterations;
     let mut iterations = 0;
     let mut next_check = 1;
+    // The criteria of the last test when its `c` is the report's velocity at `y`.
+    let mut reported = None;
 
     for k in 1..=settings.max_iter {
         iterations = k;
@@ -664,13 +681,15 @@ fn solve_admm(
             break;
         }
         if history.is_some() || k >= next_check || k == settings.max_iter {
-            let criteria = criteria_at(problem, model, settings, state.factor.matrix(), &y, c);
+            let (criteria, exact) =
+                criteria_at(problem, model, settings, state.factor.matrix(), &y, c);
             if let Some(h) = history.as_mut() {
                 h.push(settings.stop.pick(&criteria));
             }
             // The relative step is not a stopping test here (module doc): an infinite step.
             if let Some(stop) = stopping_status(&criteria, f64::INFINITY, settings, k, start) {
                 status = stop;
+                reported = exact.then_some(criteria);
                 break;
             }
             let far = settings.stop.pick(&criteria) > FAR_FROM_TOLERANCE * settings.tolerance();
@@ -693,5 +712,8 @@ fn solve_admm(
     if all_finite(z) {
         state.last_dual = Some(z.clone());
     }
-    finish(y, status, iterations, history)
+    match reported {
+        Some(criteria) => finish_at(y, c, criteria, status, iterations, history),
+        None => finish(y, status, iterations, history),
+    }
 }

@@ -373,6 +373,26 @@ impl SolveReport {
     ) -> Self {
         let velocity = problem.velocity(&lambda);
         let criteria = model_criteria(model, problem, &lambda, &velocity);
+        Self::finish_at_velocity(
+            settings, lambda, velocity, criteria, status, iterations, start, history,
+        )
+    }
+
+    /// [`SolveReport::finish`] when the solver's last stopping test already computed
+    /// `velocity = problem.velocity(&lambda)` (the same arithmetic:
+    /// [`ContactProblem::velocity_into`]) and `criteria`, the model's criteria at them:
+    /// the report is the same, without computing either again.
+    #[allow(clippy::too_many_arguments)]
+    pub fn finish_at_velocity(
+        settings: &SolverSettings,
+        lambda: DVector<f64>,
+        velocity: DVector<f64>,
+        criteria: Criteria,
+        status: SolveStatus,
+        iterations: usize,
+        start: Instant,
+        history: Option<Vec<f64>>,
+    ) -> Self {
         Self {
             lambda,
             velocity,
