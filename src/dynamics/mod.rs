@@ -224,10 +224,35 @@ pub(crate) fn check_vector(
             got: x.len(),
         });
     }
-    if let Some((index, &value)) = x.iter().enumerate().find(|(_, v)| !v.is_finite()) {
-        return Err(DynamicsError::NotFinite { name, index, value });
+    if let Some(index) = first_non_finite(x.as_slice()) {
+        return Err(DynamicsError::NotFinite {
+            name,
+            index,
+            value: x[index],
+        });
     }
     Ok(())
+}
+
+/// The index of the first non-finite entry of `values`. A finite `x` has `0 · x = ±0` and
+/// an infinite or NaN one `0 · x = NaN`, so the sum of `0 · x` over four lanes is zero
+/// exactly when every entry is finite: a branch-free pass (vectorized) decides, and only
+/// a failed check searches for the index. A simulator checks its state, `J` and `G` every step.
+pub(crate) fn first_non_finite(values: &[f64]) -> Option<usize> {
+    let mut lanes = [0.0_f64; 4];
+    let chunks = values.chunks_exact(4);
+    let rest = chunks.remainder();
+    for chunk in chunks {
+        for (lane, x) in lanes.iter_mut().zip(chunk) {
+            *lane += 0.0 * x;
+        }
+    }
+    let all_finite = lanes.iter().chain(rest).all(|x| (0.0 * x) == 0.0);
+    if all_finite {
+        None
+    } else {
+        values.iter().position(|v| !v.is_finite())
+    }
 }
 
 /// Checks a configuration: length nq, finite, unit free-flyer quaternions (to 1e-6).
@@ -271,5 +296,26 @@ pub(crate) fn check_fext(
             got: f.len(),
         }),
         _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::first_non_finite;
+
+    #[test]
+    fn the_first_non_finite_entry_is_found_in_the_lanes_and_the_remainder() {
+        let finite: Vec<f64> = (0..11).map(|k| (k as f64 - 5.0) * 1e300).collect();
+        assert_eq!(first_non_finite(&finite), None);
+        assert_eq!(first_non_finite(&[]), None);
+        for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            for at in [0, 3, 6, 8, 10] {
+                // A second bad entry after the first (none after the last).
+                let mut values = finite.clone();
+                values[10 - (10 - at) / 2] = bad;
+                values[at] = bad;
+                assert_eq!(first_non_finite(&values), Some(at), "{bad} at {at}");
+            }
+        }
     }
 }

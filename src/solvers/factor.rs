@@ -96,6 +96,7 @@ impl RegularizedCholesky {
     /// Sets the matrix `A = G + diag(R)` (`compliance` is `R`, absent for 0); the factor
     /// is dropped only if `A` differs from the stored one. Compares and copies in place:
     /// no allocation unless the size changes. Returns true when `A` changed.
+    #[inline(never)]
     pub(crate) fn set_matrix(
         &mut self,
         delassus: &DMatrix<f64>,
@@ -132,6 +133,7 @@ impl RegularizedCholesky {
 
     /// Makes the factor one of `A + σ I`; refactors only if `σ` changed or no factor is held.
     /// Errors (with the shift) when `A + σ I` is not numerically positive definite.
+    #[inline(never)]
     pub(crate) fn set_shift(&mut self, shift: f64) -> Result<(), String> {
         if self.factored && shift == self.shift {
             return Ok(());
