@@ -176,6 +176,8 @@ pub struct ContactAssembly {
     offsets: Vec<usize>,
     /// Scratch marks, one per dof.
     marked: Vec<bool>,
+    /// The tops of the last support walked this step.
+    last_tops: Vec<Option<usize>>,
     /// Whether contact `i`'s support is a single chain from one dof to the root (each
     /// dof's parent is the next one in the list): two such supports share exactly their
     /// common tail, the chain of their lowest common ancestor.
@@ -210,6 +212,7 @@ impl ContactAssembly {
         self.offsets.clear();
         self.offsets.push(0);
         self.single_chain.clear();
+        self.last_tops.clear();
     }
 
     /// `J` (`3n × nv`), rows `[t1, t2, n]` per contact, for the caller to fill.
@@ -222,6 +225,18 @@ impl ContactAssembly {
     /// `factor`. Its Jacobian rows must be zero elsewhere.
     pub fn push_support(&mut self, factor: &MassLtdl, tops: &[Option<usize>]) {
         let start = self.support.len();
+        // The corners of a sole, the points of one mesh: the same bodies as the previous
+        // contact of this step, hence the same support.
+        if self.offsets.len() > 1 && self.last_tops == tops {
+            let previous = self.offsets[self.offsets.len() - 2];
+            self.support.extend_from_within(previous..start);
+            let single = self.single_chain.last().copied().unwrap_or(false);
+            self.single_chain.push(single);
+            self.offsets.push(self.support.len());
+            return;
+        }
+        self.last_tops.clear();
+        self.last_tops.extend_from_slice(tops);
         // A single chain when at most one top adds dofs: the first walks to the root (no
         // dof is marked yet), a later one stops at the first dof already in.
         let mut chains = 0;
