@@ -41,6 +41,7 @@
 use nalgebra::{DVector, Matrix3, Vector3};
 use serde::{Deserialize, Serialize};
 
+use crate::dynamics::first_non_finite;
 use crate::problem::cones;
 use crate::problem::{contact_vector, ContactProblem};
 use crate::solvers::ContactModel;
@@ -212,24 +213,54 @@ pub fn model_criteria(
     lambda: &DVector<f64>,
     c: &DVector<f64>,
 ) -> Criteria {
-    if !(lambda.iter().all(|x| x.is_finite()) && c.iter().all(|x| x.is_finite())) {
+    if first_non_finite(lambda.as_slice()).is_some() || first_non_finite(c.as_slice()).is_some() {
         return Criteria::NAN;
     }
     let scales = Scales::of(problem, lambda);
-    (0..problem.num_contacts()).fold(
-        Criteria {
-            relative: 0.0,
-            absolute: 0.0,
-        },
-        |acc, i| {
-            let r = model_contact_residual(model, problem, i, lambda, c);
-            let lambda_i = contact_vector(lambda, i);
-            Criteria {
-                relative: max_nan(acc.relative, r.relative(&scales, &lambda_i)),
-                absolute: max_nan(acc.absolute, r.max()),
-            }
-        },
-    )
+    // One loop per model (the residual inlined in it), the contacts in order.
+    let mu = |i: usize| problem.mu_of(i);
+    match model {
+        ContactModel::Ncp => criteria_over(lambda, c, &scales, |i, l, v| {
+            ncp_contact_residual(mu(i), l, v)
+        }),
+        ContactModel::Ccp => criteria_over(lambda, c, &scales, |i, l, v| {
+            ccp_contact_residual(mu(i), l, v)
+        }),
+        ContactModel::Lcp => criteria_over(lambda, c, &scales, |i, l, v| {
+            lcp_contact_residual(mu(i), l, v)
+        }),
+        ContactModel::Raisim => criteria_over(lambda, c, &scales, |i, l, v| {
+            raisim_contact_residual(mu(i), &problem.diagonal_block(i), l, v)
+        }),
+    }
+}
+
+/// The relative and absolute criteria, maxima over the contacts of the residuals that
+/// `residual(i, λ_i, c_i)` gives.
+#[inline(always)]
+fn criteria_over(
+    lambda: &DVector<f64>,
+    c: &DVector<f64>,
+    scales: &Scales,
+    residual: impl Fn(usize, &Vector3<f64>, &Vector3<f64>) -> ContactResidual,
+) -> Criteria {
+    let mut criteria = Criteria {
+        relative: 0.0,
+        absolute: 0.0,
+    };
+    let contacts = lambda
+        .as_slice()
+        .chunks_exact(3)
+        .zip(c.as_slice().chunks_exact(3));
+    for (i, (l, v)) in contacts.enumerate() {
+        let lambda_i = Vector3::new(l[0], l[1], l[2]);
+        let r = residual(i, &lambda_i, &Vector3::new(v[0], v[1], v[2]));
+        criteria = Criteria {
+            relative: max_nan(criteria.relative, r.relative(scales, &lambda_i)),
+            absolute: max_nan(criteria.absolute, r.max()),
+        };
+    }
+    criteria
 }
 
 /// Component-wise worst residual of `model` over all contacts (NaN when `λ` or `c` is
