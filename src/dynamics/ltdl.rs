@@ -15,8 +15,9 @@
 //!
 //! Storage: row `k` of `L` keeps only its ancestor entries, `L[k][λ(k)], L[k][λ²(k)], …`
 //! contiguously (the ancestors of `λ^m(k)` are the tail of `k`'s list, so the in-place
-//! factorization updates rows with plain slice loops). No method allocates after
-//! [`MassLtdl::new`].
+//! factorization updates rows with plain slice loops). The rows are loaded either from a
+//! dense `M` ([`MassLtdl::factorize`]) or straight from the CRBA
+//! ([`super::factorized_mass_and_bias`]). No method allocates after [`MassLtdl::new`].
 
 use std::ops::{Mul, SubAssign};
 
@@ -57,6 +58,50 @@ const TRUNK: usize = 6;
 
 /// The fixed-size tail of a row (module docs of [`MassLtdl::factorize`]).
 type Trunk = [f64; TRUNK];
+
+/// The trunk's rows of `L` (row `i < TRUNK`'s `i` entries first in `rows[i]`) and their
+/// pivots, held apart while the rows below are eliminated ([`MassLtdl::eliminate`]).
+struct TrunkBlock {
+    rows: [Trunk; TRUNK],
+    d: Trunk,
+}
+
+impl TrunkBlock {
+    /// The trunk's rows and pivots as stored in `ltdl`.
+    #[inline]
+    fn load(ltdl: &MassLtdl) -> TrunkBlock {
+        let mut block = TrunkBlock {
+            rows: [[0.0; TRUNK]; TRUNK],
+            d: [0.0; TRUNK],
+        };
+        for i in 0..TRUNK {
+            let start = ltdl.start[i];
+            block.rows[i][..i].copy_from_slice(&ltdl.l[start..start + i]);
+            block.d[i] = ltdl.d[i];
+        }
+        block
+    }
+
+    /// Back into `ltdl`'s storage.
+    #[inline]
+    fn store(&self, ltdl: &mut MassLtdl) {
+        for i in 0..TRUNK {
+            let start = ltdl.start[i];
+            ltdl.l[start..start + i].copy_from_slice(&self.rows[i][..i]);
+            ltdl.d[i] = self.d[i];
+        }
+    }
+}
+
+/// `D_k` once every descendant of `k` is eliminated, if positive (and finite).
+#[inline]
+fn pivot(hkk: f64) -> Result<f64, DynamicsError> {
+    if hkk > 0.0 && hkk.is_finite() {
+        Ok(hkk)
+    } else {
+        Err(DynamicsError::NotPositiveDefinite("the mass matrix"))
+    }
+}
 
 impl MassLtdl {
     /// The dof tree of `model`: the dofs of a multi-dof joint form a chain, and a joint's
@@ -158,16 +203,37 @@ impl MassLtdl {
                 *l = m[i * nv + k];
             }
         }
-        for k in (0..nv).rev() {
-            let hkk = self.d[k];
-            if !(hkk > 0.0 && hkk.is_finite()) {
-                return Err(DynamicsError::NotPositiveDefinite("the mass matrix"));
-            }
-            if self.trunk && k >= TRUNK {
-                self.eliminate_with_trunk(k, hkk);
+        self.eliminate()
+    }
+
+    /// Where [`MassLtdl::eliminate`] reads row `k` of `M`'s lower triangle: `M[k][k]`, and
+    /// `M[k][a]` for the ancestors `a = λ(k), λ²(k), …` in that order (e.g.
+    /// [`super::crba::crba_into_factor`], which fills every row before eliminating).
+    #[inline]
+    pub(crate) fn row_mut(&mut self, k: usize) -> (&mut f64, &mut [f64]) {
+        (
+            &mut self.d[k],
+            &mut self.l[self.start[k]..self.start[k + 1]],
+        )
+    }
+
+    /// The elimination of [`MassLtdl::factorize`] on the rows loaded in place.
+    pub(crate) fn eliminate(&mut self) -> Result<(), DynamicsError> {
+        let mut general = self.dim();
+        if self.trunk {
+            // Every row k ≥ TRUNK updates the trunk's rows and pivots, which are kept in
+            // locals until their own turn (the same operations in the same order).
+            let mut trunk = TrunkBlock::load(self);
+            for k in (TRUNK..self.dim()).rev() {
+                let hkk = pivot(self.d[k])?;
+                self.eliminate_with_trunk(k, hkk, &mut trunk);
                 self.inverse_d[k] = 1.0 / hkk;
-                continue;
             }
+            trunk.store(self);
+            general = TRUNK;
+        }
+        for k in (0..general).rev() {
+            let hkk = pivot(self.d[k])?;
             let (from, to) = (self.start[k], self.start[k + 1]);
             let (before, rows_k) = self.l.split_at_mut(from);
             let row_k = &mut rows_k[..to - from];
@@ -187,12 +253,13 @@ impl MassLtdl {
         Ok(())
     }
 
-    /// One step of [`MassLtdl::factorize`] for a row `k ≥ TRUNK` when [`MassLtdl::trunk`]:
+    /// One step of [`MassLtdl::eliminate`] for a row `k ≥ TRUNK` when [`MassLtdl::trunk`]:
     /// the same operations in the same order (the same result to the bit), with each
     /// update of an ancestor row split into its own part and its last `TRUNK` entries (a
-    /// fixed-size loop), and the elimination into the trunk's rows unrolled.
+    /// fixed-size loop reading row `k`'s tail from a local copy), and the elimination into
+    /// the trunk's rows (`trunk`) unrolled.
     #[inline]
-    fn eliminate_with_trunk(&mut self, k: usize, hkk: f64) {
+    fn eliminate_with_trunk(&mut self, k: usize, hkk: f64, trunk: &mut TrunkBlock) {
         let (from, to) = (self.start[k], self.start[k + 1]);
         let own = to - from - TRUNK;
         let (before, rows_k) = self.l.split_at_mut(from);
@@ -200,6 +267,7 @@ impl MassLtdl {
         let tail_k: &mut Trunk = tail_k
             .try_into()
             .expect("a trunk row ends with TRUNK entries");
+        let mut tail = *tail_k;
         for m in 0..own {
             let i = self.ancestors[from + m];
             let a = row_k[m] / hkk;
@@ -211,22 +279,21 @@ impl MassLtdl {
             axpy(-a, &row_k[m + 1..], row_i);
             let tail_i: &mut Trunk = tail_i.try_into().expect("TRUNK entries");
             for t in 0..TRUNK {
-                tail_i[t] += -a * tail_k[t];
+                tail_i[t] += -a * tail[t];
             }
             row_k[m] = a;
         }
-        // The trunk's rows: row i < TRUNK holds i − 1, …, 0 and starts at start[i].
+        // The trunk's rows: row i < TRUNK holds i − 1, …, 0.
         for m in 0..TRUNK {
             let i = TRUNK - 1 - m;
-            let a = tail_k[m] / hkk;
-            self.d[i] -= a * tail_k[m];
-            let start_i = self.start[i];
-            let row_i = &mut before[start_i..start_i + i];
+            let a = tail[m] / hkk;
+            trunk.d[i] -= a * tail[m];
             for t in 0..i {
-                row_i[t] += -a * tail_k[m + 1 + t];
+                trunk.rows[i][t] += -a * tail[m + 1 + t];
             }
-            tail_k[m] = a;
+            tail[m] = a;
         }
+        *tail_k = tail;
     }
 
     /// `b ← M⁻¹ b` (nv entries).
