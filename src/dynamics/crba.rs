@@ -207,7 +207,7 @@ impl WorldInertia {
 
     /// The body inertia `y` (in the joint frame) placed by `o_m_i`: `c = R c_B + p`,
     /// `I_O = R I_c Rᵀ + m (|c|² 1 − c cᵀ)`.
-    #[inline]
+    #[inline(always)]
     fn of_body(y: &Inertia, o_m_i: &Se3) -> Self {
         let c = o_m_i.act_point(&y.com);
         let r = &o_m_i.rot;

@@ -60,25 +60,26 @@ const TRUNK: usize = 6;
 type Trunk = [f64; TRUNK];
 
 /// The trunk's rows of `L` (row `i < TRUNK`'s `i` entries first in `rows[i]`) and their
-/// pivots, held apart while the rows below are eliminated ([`MassLtdl::eliminate`]).
+/// pivots `D_i` or `1 / D_i`, held apart while the rows below are eliminated
+/// ([`MassLtdl::eliminate`]) or read for every entry of `(M⁻¹)_jj`.
 struct TrunkBlock {
     rows: [Trunk; TRUNK],
     d: Trunk,
 }
 
 impl TrunkBlock {
-    /// The trunk's rows and pivots as stored in `ltdl`.
+    /// The trunk's rows as stored in `ltdl`, and `d`'s first `TRUNK` entries.
     #[inline]
-    fn load(ltdl: &MassLtdl) -> TrunkBlock {
+    fn load(ltdl: &MassLtdl, d: &[f64]) -> TrunkBlock {
         let mut block = TrunkBlock {
             rows: [[0.0; TRUNK]; TRUNK],
             d: [0.0; TRUNK],
         };
-        for i in 0..TRUNK {
+        for (i, row) in block.rows.iter_mut().enumerate() {
             let start = ltdl.start[i];
-            block.rows[i][..i].copy_from_slice(&ltdl.l[start..start + i]);
-            block.d[i] = ltdl.d[i];
+            row[..i].copy_from_slice(&ltdl.l[start..start + i]);
         }
+        block.d.copy_from_slice(&d[..TRUNK]);
         block
     }
 
@@ -96,7 +97,8 @@ impl TrunkBlock {
 /// `D_k` once every descendant of `k` is eliminated, if positive (and finite).
 #[inline]
 fn pivot(hkk: f64) -> Result<f64, DynamicsError> {
-    if hkk > 0.0 && hkk.is_finite() {
+    // Both comparisons fail on NaN (`is_finite` costs a classification here).
+    if hkk > 0.0 && hkk < f64::INFINITY {
         Ok(hkk)
     } else {
         Err(DynamicsError::NotPositiveDefinite("the mass matrix"))
@@ -223,7 +225,7 @@ impl MassLtdl {
         if self.trunk {
             // Every row k ≥ TRUNK updates the trunk's rows and pivots, which are kept in
             // locals until their own turn (the same operations in the same order).
-            let mut trunk = TrunkBlock::load(self);
+            let mut trunk = TrunkBlock::load(self, &self.d);
             for k in (TRUNK..self.dim()).rev() {
                 let hkk = pivot(self.d[k])?;
                 self.eliminate_with_trunk(k, hkk, &mut trunk);
@@ -391,8 +393,9 @@ impl MassLtdl {
     pub fn inverse_diagonal(&mut self, out: &mut [f64]) -> Result<(), DynamicsError> {
         self.check_len(out.len())?;
         let mut w = std::mem::take(&mut self.work);
+        let trunk = self.inverse_trunk();
         for (j, o) in out.iter_mut().enumerate() {
-            *o = self.inverse_diagonal_entry(j, &mut w);
+            *o = self.inverse_diagonal_entry(j, &mut w, trunk.as_ref());
         }
         self.work = w;
         Ok(())
@@ -421,20 +424,27 @@ impl MassLtdl {
             });
         }
         let mut w = std::mem::take(&mut self.work);
+        let trunk = self.inverse_trunk();
         for &j in dofs {
-            out[j] = self.inverse_diagonal_entry(j, &mut w);
+            out[j] = self.inverse_diagonal_entry(j, &mut w, trunk.as_ref());
         }
         self.work = w;
         Ok(())
     }
 
+    /// The trunk's rows and `1 / D_i` when [`MassLtdl::trunk`], read once for every entry
+    /// of [`MassLtdl::inverse_diagonal_on`].
+    fn inverse_trunk(&self) -> Option<TrunkBlock> {
+        self.trunk.then(|| TrunkBlock::load(self, &self.inverse_d))
+    }
+
     /// `(M⁻¹)_jj` ([`MassLtdl::inverse_diagonal_on`]), with `w` (at least `j`'s depth long)
     /// holding `−U[j][a_t]` while the chain is walked: `w = L[j][·]`, then for each `t` in
     /// turn `w_t` is final and `w_{t'} −= w_t L[a_t][a_{t'}]` for the ancestors `a_{t'}`
-    /// of `a_t`, which are row `a_t`'s own list.
-    fn inverse_diagonal_entry(&self, j: usize, w: &mut [f64]) -> f64 {
-        if self.trunk && j >= TRUNK {
-            return self.inverse_diagonal_entry_with_trunk(j, w);
+    /// of `a_t`, which are row `a_t`'s own list. `trunk` from [`MassLtdl::inverse_trunk`].
+    fn inverse_diagonal_entry(&self, j: usize, w: &mut [f64], trunk: Option<&TrunkBlock>) -> f64 {
+        if let Some(trunk) = trunk.filter(|_| j >= TRUNK) {
+            return self.inverse_diagonal_entry_with_trunk(j, w, trunk);
         }
         let (from, to) = (self.start[j], self.start[j + 1]);
         let w = &mut w[..to - from];
@@ -452,9 +462,15 @@ impl MassLtdl {
     }
 
     /// [`MassLtdl::inverse_diagonal_entry`] for `j ≥ TRUNK` when [`MassLtdl::trunk`]: the
-    /// same operations in the same order, with the trunk's part of `w` a fixed-size array.
+    /// same operations in the same order, with the trunk's part of `w` a fixed-size array
+    /// and the trunk's rows and `1 / D_i` read from `trunk`.
     #[inline]
-    fn inverse_diagonal_entry_with_trunk(&self, j: usize, w: &mut [f64]) -> f64 {
+    fn inverse_diagonal_entry_with_trunk(
+        &self,
+        j: usize,
+        w: &mut [f64],
+        trunk: &TrunkBlock,
+    ) -> f64 {
         let (from, to) = (self.start[j], self.start[j + 1]);
         let own = to - from - TRUNK;
         let w = &mut w[..own];
@@ -477,11 +493,9 @@ impl MassLtdl {
         for m in 0..TRUNK {
             let a = TRUNK - 1 - m;
             let wt = tail[m];
-            sum += wt * wt * self.inverse_d[a];
-            let start_a = self.start[a];
-            let row_a = &self.l[start_a..start_a + a];
+            sum += wt * wt * trunk.d[a];
             for s in 0..a {
-                tail[m + 1 + s] += -wt * row_a[s];
+                tail[m + 1 + s] += -wt * trunk.rows[a][s];
             }
         }
         self.inverse_d[j] + sum
