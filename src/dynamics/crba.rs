@@ -38,9 +38,14 @@ pub(crate) fn crba_at_placements(model: &Model, data: &mut Data) {
     let nv = model.nv();
     let mut mass = std::mem::replace(&mut data.mass_matrix, DMatrix::zeros(0, 0));
     let m = mass.as_mut_slice();
-    composite_pass(model, data, |data, i, col, f| {
-        project_on_ancestors(model, data, i, f, col, nv, m);
-    });
+    composite_pass(
+        model,
+        data,
+        #[inline(always)]
+        |data, i, col, f| {
+            project_on_ancestors(model, data, i, f, col, nv, m);
+        },
+    );
     data.mass_matrix = mass;
 }
 
@@ -53,9 +58,14 @@ pub(crate) fn crba_into_factor(
     data: &mut Data,
     factor: &mut MassLtdl,
 ) -> Result<(), DynamicsError> {
-    composite_pass(model, data, |data, i, col, f| {
-        project_into_row(model, data, i, f, col, factor);
-    });
+    composite_pass(
+        model,
+        data,
+        #[inline(always)]
+        |data, i, col, f| {
+            project_into_row(model, data, i, f, col, factor);
+        },
+    );
     factor.eliminate()
 }
 
@@ -141,7 +151,7 @@ fn project_on_ancestors(
 /// and `S_aᵀ F` for the ancestor dofs `a` of `col`, nearest first (a free flyer's dofs
 /// from its last to its first) — the values [`project_on_ancestors`] leaves in the lower
 /// triangle (a free flyer's own column `col` holds its entries below `col`).
-#[inline]
+#[inline(always)]
 fn project_into_row(
     model: &Model,
     data: &Data,
