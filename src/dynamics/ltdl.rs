@@ -15,8 +15,9 @@
 //!
 //! Storage: row `k` of `L` keeps only its ancestor entries, `L[k][λ(k)], L[k][λ²(k)], …`
 //! contiguously (the ancestors of `λ^m(k)` are the tail of `k`'s list, so the in-place
-//! factorization updates rows with plain slice loops). No method allocates after
-//! [`MassLtdl::new`].
+//! factorization updates rows with plain slice loops). The rows are loaded either from a
+//! dense `M` ([`MassLtdl::factorize`]) or straight from the CRBA
+//! ([`super::factorized_mass_and_bias`]). No method allocates after [`MassLtdl::new`].
 
 use std::ops::{Mul, SubAssign};
 
@@ -57,6 +58,52 @@ const TRUNK: usize = 6;
 
 /// The fixed-size tail of a row (module docs of [`MassLtdl::factorize`]).
 type Trunk = [f64; TRUNK];
+
+/// The trunk's rows of `L` (row `i < TRUNK`'s `i` entries first in `rows[i]`) and their
+/// pivots `D_i` or `1 / D_i`, held apart while the rows below are eliminated
+/// ([`MassLtdl::eliminate`]) or read for every entry of `(M⁻¹)_jj`.
+struct TrunkBlock {
+    rows: [Trunk; TRUNK],
+    d: Trunk,
+}
+
+impl TrunkBlock {
+    /// The trunk's rows as stored in `ltdl`, and `d`'s first `TRUNK` entries.
+    #[inline]
+    fn load(ltdl: &MassLtdl, d: &[f64]) -> TrunkBlock {
+        let mut block = TrunkBlock {
+            rows: [[0.0; TRUNK]; TRUNK],
+            d: [0.0; TRUNK],
+        };
+        for (i, row) in block.rows.iter_mut().enumerate() {
+            let start = ltdl.start[i];
+            row[..i].copy_from_slice(&ltdl.l[start..start + i]);
+        }
+        block.d.copy_from_slice(&d[..TRUNK]);
+        block
+    }
+
+    /// Back into `ltdl`'s storage.
+    #[inline]
+    fn store(&self, ltdl: &mut MassLtdl) {
+        for i in 0..TRUNK {
+            let start = ltdl.start[i];
+            ltdl.l[start..start + i].copy_from_slice(&self.rows[i][..i]);
+            ltdl.d[i] = self.d[i];
+        }
+    }
+}
+
+/// `D_k` once every descendant of `k` is eliminated, if positive (and finite).
+#[inline]
+fn pivot(hkk: f64) -> Result<f64, DynamicsError> {
+    // Both comparisons fail on NaN (`is_finite` costs a classification here).
+    if hkk > 0.0 && hkk < f64::INFINITY {
+        Ok(hkk)
+    } else {
+        Err(DynamicsError::NotPositiveDefinite("the mass matrix"))
+    }
+}
 
 impl MassLtdl {
     /// The dof tree of `model`: the dofs of a multi-dof joint form a chain, and a joint's
@@ -158,16 +205,37 @@ impl MassLtdl {
                 *l = m[i * nv + k];
             }
         }
-        for k in (0..nv).rev() {
-            let hkk = self.d[k];
-            if !(hkk > 0.0 && hkk.is_finite()) {
-                return Err(DynamicsError::NotPositiveDefinite("the mass matrix"));
-            }
-            if self.trunk && k >= TRUNK {
-                self.eliminate_with_trunk(k, hkk);
+        self.eliminate()
+    }
+
+    /// Where [`MassLtdl::eliminate`] reads row `k` of `M`'s lower triangle: `M[k][k]`, and
+    /// `M[k][a]` for the ancestors `a = λ(k), λ²(k), …` in that order (e.g.
+    /// [`super::crba::crba_into_factor`], which fills every row before eliminating).
+    #[inline]
+    pub(crate) fn row_mut(&mut self, k: usize) -> (&mut f64, &mut [f64]) {
+        (
+            &mut self.d[k],
+            &mut self.l[self.start[k]..self.start[k + 1]],
+        )
+    }
+
+    /// The elimination of [`MassLtdl::factorize`] on the rows loaded in place.
+    pub(crate) fn eliminate(&mut self) -> Result<(), DynamicsError> {
+        let mut general = self.dim();
+        if self.trunk {
+            // Every row k ≥ TRUNK updates the trunk's rows and pivots, which are kept in
+            // locals until their own turn (the same operations in the same order).
+            let mut trunk = TrunkBlock::load(self, &self.d);
+            for k in (TRUNK..self.dim()).rev() {
+                let hkk = pivot(self.d[k])?;
+                self.eliminate_with_trunk(k, hkk, &mut trunk);
                 self.inverse_d[k] = 1.0 / hkk;
-                continue;
             }
+            trunk.store(self);
+            general = TRUNK;
+        }
+        for k in (0..general).rev() {
+            let hkk = pivot(self.d[k])?;
             let (from, to) = (self.start[k], self.start[k + 1]);
             let (before, rows_k) = self.l.split_at_mut(from);
             let row_k = &mut rows_k[..to - from];
@@ -187,12 +255,13 @@ impl MassLtdl {
         Ok(())
     }
 
-    /// One step of [`MassLtdl::factorize`] for a row `k ≥ TRUNK` when [`MassLtdl::trunk`]:
+    /// One step of [`MassLtdl::eliminate`] for a row `k ≥ TRUNK` when [`MassLtdl::trunk`]:
     /// the same operations in the same order (the same result to the bit), with each
     /// update of an ancestor row split into its own part and its last `TRUNK` entries (a
-    /// fixed-size loop), and the elimination into the trunk's rows unrolled.
+    /// fixed-size loop reading row `k`'s tail from a local copy), and the elimination into
+    /// the trunk's rows (`trunk`) unrolled.
     #[inline]
-    fn eliminate_with_trunk(&mut self, k: usize, hkk: f64) {
+    fn eliminate_with_trunk(&mut self, k: usize, hkk: f64, trunk: &mut TrunkBlock) {
         let (from, to) = (self.start[k], self.start[k + 1]);
         let own = to - from - TRUNK;
         let (before, rows_k) = self.l.split_at_mut(from);
@@ -200,6 +269,7 @@ impl MassLtdl {
         let tail_k: &mut Trunk = tail_k
             .try_into()
             .expect("a trunk row ends with TRUNK entries");
+        let mut tail = *tail_k;
         for m in 0..own {
             let i = self.ancestors[from + m];
             let a = row_k[m] / hkk;
@@ -211,22 +281,21 @@ impl MassLtdl {
             axpy(-a, &row_k[m + 1..], row_i);
             let tail_i: &mut Trunk = tail_i.try_into().expect("TRUNK entries");
             for t in 0..TRUNK {
-                tail_i[t] += -a * tail_k[t];
+                tail_i[t] += -a * tail[t];
             }
             row_k[m] = a;
         }
-        // The trunk's rows: row i < TRUNK holds i − 1, …, 0 and starts at start[i].
+        // The trunk's rows: row i < TRUNK holds i − 1, …, 0.
         for m in 0..TRUNK {
             let i = TRUNK - 1 - m;
-            let a = tail_k[m] / hkk;
-            self.d[i] -= a * tail_k[m];
-            let start_i = self.start[i];
-            let row_i = &mut before[start_i..start_i + i];
+            let a = tail[m] / hkk;
+            trunk.d[i] -= a * tail[m];
             for t in 0..i {
-                row_i[t] += -a * tail_k[m + 1 + t];
+                trunk.rows[i][t] += -a * tail[m + 1 + t];
             }
-            tail_k[m] = a;
+            tail[m] = a;
         }
+        *tail_k = tail;
     }
 
     /// `b ← M⁻¹ b` (nv entries).
@@ -324,8 +393,9 @@ impl MassLtdl {
     pub fn inverse_diagonal(&mut self, out: &mut [f64]) -> Result<(), DynamicsError> {
         self.check_len(out.len())?;
         let mut w = std::mem::take(&mut self.work);
+        let trunk = self.inverse_trunk();
         for (j, o) in out.iter_mut().enumerate() {
-            *o = self.inverse_diagonal_entry(j, &mut w);
+            *o = self.inverse_diagonal_entry(j, &mut w, trunk.as_ref());
         }
         self.work = w;
         Ok(())
@@ -354,20 +424,27 @@ impl MassLtdl {
             });
         }
         let mut w = std::mem::take(&mut self.work);
+        let trunk = self.inverse_trunk();
         for &j in dofs {
-            out[j] = self.inverse_diagonal_entry(j, &mut w);
+            out[j] = self.inverse_diagonal_entry(j, &mut w, trunk.as_ref());
         }
         self.work = w;
         Ok(())
     }
 
+    /// The trunk's rows and `1 / D_i` when [`MassLtdl::trunk`], read once for every entry
+    /// of [`MassLtdl::inverse_diagonal_on`].
+    fn inverse_trunk(&self) -> Option<TrunkBlock> {
+        self.trunk.then(|| TrunkBlock::load(self, &self.inverse_d))
+    }
+
     /// `(M⁻¹)_jj` ([`MassLtdl::inverse_diagonal_on`]), with `w` (at least `j`'s depth long)
     /// holding `−U[j][a_t]` while the chain is walked: `w = L[j][·]`, then for each `t` in
     /// turn `w_t` is final and `w_{t'} −= w_t L[a_t][a_{t'}]` for the ancestors `a_{t'}`
-    /// of `a_t`, which are row `a_t`'s own list.
-    fn inverse_diagonal_entry(&self, j: usize, w: &mut [f64]) -> f64 {
-        if self.trunk && j >= TRUNK {
-            return self.inverse_diagonal_entry_with_trunk(j, w);
+    /// of `a_t`, which are row `a_t`'s own list. `trunk` from [`MassLtdl::inverse_trunk`].
+    fn inverse_diagonal_entry(&self, j: usize, w: &mut [f64], trunk: Option<&TrunkBlock>) -> f64 {
+        if let Some(trunk) = trunk.filter(|_| j >= TRUNK) {
+            return self.inverse_diagonal_entry_with_trunk(j, w, trunk);
         }
         let (from, to) = (self.start[j], self.start[j + 1]);
         let w = &mut w[..to - from];
@@ -385,9 +462,15 @@ impl MassLtdl {
     }
 
     /// [`MassLtdl::inverse_diagonal_entry`] for `j ≥ TRUNK` when [`MassLtdl::trunk`]: the
-    /// same operations in the same order, with the trunk's part of `w` a fixed-size array.
+    /// same operations in the same order, with the trunk's part of `w` a fixed-size array
+    /// and the trunk's rows and `1 / D_i` read from `trunk`.
     #[inline]
-    fn inverse_diagonal_entry_with_trunk(&self, j: usize, w: &mut [f64]) -> f64 {
+    fn inverse_diagonal_entry_with_trunk(
+        &self,
+        j: usize,
+        w: &mut [f64],
+        trunk: &TrunkBlock,
+    ) -> f64 {
         let (from, to) = (self.start[j], self.start[j + 1]);
         let own = to - from - TRUNK;
         let w = &mut w[..own];
@@ -410,11 +493,9 @@ impl MassLtdl {
         for m in 0..TRUNK {
             let a = TRUNK - 1 - m;
             let wt = tail[m];
-            sum += wt * wt * self.inverse_d[a];
-            let start_a = self.start[a];
-            let row_a = &self.l[start_a..start_a + a];
+            sum += wt * wt * trunk.d[a];
             for s in 0..a {
-                tail[m + 1 + s] += -wt * row_a[s];
+                tail[m + 1 + s] += -wt * trunk.rows[a][s];
             }
         }
         self.inverse_d[j] + sum

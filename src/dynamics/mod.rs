@@ -26,7 +26,7 @@ use thiserror::Error;
 use crate::model::{JointKind, Model, ModelError};
 
 pub use aba::aba;
-pub use all_terms::mass_matrix_and_bias;
+pub use all_terms::{factorized_mass_and_bias, mass_matrix_and_bias};
 pub use cholesky::MassCholesky;
 pub use crba::crba;
 pub use energy::{kinetic_energy, mechanical_energy, potential_energy};
