@@ -25,27 +25,11 @@ pub fn mass_matrix_and_bias(
 ) -> Result<(), DynamicsError> {
     check_data(model, data)?;
     check_configuration(model, q)?;
-    update_placements(model, data, q);
-    mass_matrix_and_bias_at_placements(model, data, v, fext)
-}
-
-/// [`mass_matrix_and_bias`] once `data`'s placements are at `q` (an
-/// [`super::mechanical_energy`] at the same `q` leaves them so): a simulation that records
-/// the energy after a step computes them once for both.
-pub(crate) fn mass_matrix_and_bias_at_placements(
-    model: &Model,
-    data: &mut Data,
-    v: &DVector<f64>,
-    fext: Option<&[Vector6<f64>]>,
-) -> Result<(), DynamicsError> {
-    check_data(model, data)?;
     check_velocity(model, v, "v")?;
     check_fext(model, fext)?;
+    update_placements(model, data, q);
     crba_at_placements(model, data);
-    rnea_passes(model, data, v.as_slice(), None, fext, true);
-    let mut tau = std::mem::replace(&mut data.tau, DVector::zeros(0));
-    project_forces(model, data, &mut tau);
-    data.tau = tau;
+    bias_at_placements(model, data, v, fext);
     Ok(())
 }
 
@@ -63,6 +47,21 @@ pub fn factorized_mass_and_bias(
 ) -> Result<(), DynamicsError> {
     check_data(model, data)?;
     check_configuration(model, q)?;
+    update_placements(model, data, q);
+    factorized_mass_and_bias_at_placements(model, data, v, fext, factor)
+}
+
+/// [`factorized_mass_and_bias`] once `data`'s placements are at `q` (an
+/// [`super::mechanical_energy`] at the same `q` leaves them so): a simulation that records
+/// the energy after a step computes them once for both.
+pub(crate) fn factorized_mass_and_bias_at_placements(
+    model: &Model,
+    data: &mut Data,
+    v: &DVector<f64>,
+    fext: Option<&[Vector6<f64>]>,
+    factor: &mut MassLtdl,
+) -> Result<(), DynamicsError> {
+    check_data(model, data)?;
     check_velocity(model, v, "v")?;
     check_fext(model, fext)?;
     if factor.dim() != model.nv() {
@@ -73,13 +72,22 @@ pub fn factorized_mass_and_bias(
             got: factor.dim(),
         });
     }
-    update_placements(model, data, q);
     crba_into_factor(model, data, factor)?;
+    bias_at_placements(model, data, v, fext);
+    Ok(())
+}
+
+/// `RNEA(q, v, 0, f_ext)` into `data.tau` once the placements are at `q`.
+fn bias_at_placements(
+    model: &Model,
+    data: &mut Data,
+    v: &DVector<f64>,
+    fext: Option<&[Vector6<f64>]>,
+) {
     rnea_passes(model, data, v.as_slice(), None, fext, true);
     let mut tau = std::mem::replace(&mut data.tau, DVector::zeros(0));
     project_forces(model, data, &mut tau);
     data.tau = tau;
-    Ok(())
 }
 
 #[cfg(test)]

@@ -29,7 +29,7 @@ use super::recorder::{ContactRecord, StageTimings, StepRecord};
 use super::scenario::ExternalForce;
 use super::world::{ActuationWorkspace, World};
 use crate::collision::{CollisionError, ContactDetector, ContactSettings, DetectionOutcomes};
-use crate::dynamics::all_terms::mass_matrix_and_bias_at_placements;
+use crate::dynamics::all_terms::factorized_mass_and_bias_at_placements;
 use crate::dynamics::{self, Data, DynamicsError, MassLtdl, Se3};
 use crate::metrics::energy::MechanicalEnergy;
 use crate::metrics::{compute_metrics_at_velocity, compute_model_metrics_at_velocity};
@@ -387,18 +387,18 @@ impl Simulator {
         Ok(())
     }
 
-    /// `M(q)` and its factor, and the generalized force `τ + J_extᵀ f_ext − C(q, v) v − g(q)`
+    /// The factor of `M(q)` (`M` itself is never formed), and the generalized force `τ + J_extᵀ f_ext − C(q, v) v − g(q)`
     /// into `buffers.generalized_force`; the joint placements at `q` are those of the last
     /// record's energy when there was one (the same function of `q`, computed once).
     #[inline(never)]
     fn dynamics_stage(&mut self) -> Result<(), DynamicsError> {
         let model = &self.world.model;
+        let (data, factor) = (&mut self.data, &mut self.mass);
         if self.placements_at_q {
-            mass_matrix_and_bias_at_placements(model, &mut self.data, &self.v, None)?;
+            factorized_mass_and_bias_at_placements(model, data, &self.v, None, factor)?;
         } else {
-            dynamics::mass_matrix_and_bias(model, &mut self.data, &self.q, &self.v, None)?;
+            dynamics::factorized_mass_and_bias(model, data, &self.q, &self.v, None, factor)?;
         }
-        self.mass.factorize(&self.data.mass_matrix)?;
         let b = &mut self.buffers;
         self.world.actuation(
             &self.q,
