@@ -589,29 +589,29 @@ fn householder_qr(
         v[..j].fill(0.0);
         v[j] = 1.0;
         v[j + 1..].copy_from_slice(&x[1..]);
-        for column in right.chunks_exact_mut(m) {
-            reflect(v, taus[j], column);
-        }
+        reflect(v, taus[j], right);
         rank += 1;
     }
     rank
 }
 
-/// `y ← (I − τ v vᵀ) y`, `v` of `y`'s length. At [`FIXED_ROWS`] rows the loops have a
-/// constant length and compile to straight-line packed arithmetic (the same operations
-/// in the same order as at any other length).
-fn reflect(v: &[f64], tau: f64, y: &mut [f64]) {
-    if let (Ok(v), Ok(y)) = (
-        <&[f64; FIXED_ROWS]>::try_from(v),
-        <&mut [f64; FIXED_ROWS]>::try_from(&mut *y),
-    ) {
-        reflect_slices(v, tau, y);
-    } else {
-        reflect_slices(v, tau, y);
+/// `y ← (I − τ v vᵀ) y` for every column `y` (of `v`'s length) of the column-major
+/// `columns`. At [`FIXED_ROWS`] rows the loops have a constant length and compile to
+/// straight-line packed arithmetic (the same operations in the same order as at any other
+/// length), `v` kept in registers from column to column.
+fn reflect(v: &[f64], tau: f64, columns: &mut [f64]) {
+    if let Ok(v) = <&[f64; FIXED_ROWS]>::try_from(v) {
+        for y in columns.as_chunks_mut::<FIXED_ROWS>().0 {
+            reflect_slices(v, tau, y);
+        }
+    } else if !v.is_empty() {
+        for y in columns.chunks_exact_mut(v.len()) {
+            reflect_slices(v, tau, y);
+        }
     }
 }
 
-/// [`reflect`]'s arithmetic: `s = τ ⟨v, y⟩`, `y ← y − s v`.
+/// [`reflect`]'s arithmetic on one column: `s = τ ⟨v, y⟩`, `y ← y − s v`.
 #[inline(always)]
 fn reflect_slices(v: &[f64], tau: f64, y: &mut [f64]) {
     let s = tau * dot(v, y);
