@@ -556,6 +556,7 @@ fn householder_qr(
 ) -> usize {
     let c = a.len().checked_div(m).unwrap_or(0);
     let pivots = pivots.min(c);
+    reflectors.fill(0.0);
     let mut rank = 0;
     while rank < m.min(pivots) {
         let j = rank;
@@ -583,12 +584,13 @@ fn householder_qr(
         let beta = if alpha >= 0.0 { -norm } else { norm };
         taus[j] = (beta - alpha) / beta;
         let scale = 1.0 / (alpha - beta);
-        x[1..].iter_mut().for_each(|v| *v *= scale);
         x[0] = beta;
         let v = &mut reflectors[j * m..(j + 1) * m];
-        v[..j].fill(0.0);
         v[j] = 1.0;
-        v[j + 1..].copy_from_slice(&x[1..]);
+        for (x, v) in x[1..].iter_mut().zip(&mut v[j + 1..]) {
+            *x *= scale;
+            *v = *x;
+        }
         reflect(v, taus[j], right);
         rank += 1;
     }
