@@ -96,9 +96,10 @@ struct Group {
     start: usize,
     end: usize,
     /// The Householder factor of `E_b` in `factors[factor..]` (column-major, `end − start`
-    /// rows), its `τ`s in `taus[tau..]`.
+    /// rows), its `τ`s in `taus[tau..]` and its reflectors in `reflectors[reflector..]`.
     factor: usize,
     tau: usize,
+    reflector: usize,
     /// The number of `E_b`'s (exclusive) columns; the factor holds `J[r_b, S]`'s after.
     columns: usize,
     /// `rank(E_b)` at the tolerance.
@@ -123,18 +124,23 @@ struct NullSpaceWorkspace {
     groups: Vec<Group>,
     /// The rows of `J`, group by group.
     rows: Vec<usize>,
-    /// The groups' Householder factors and `τ`s.
+    /// The groups' Householder factors, `τ`s and reflectors.
     factors: Vec<f64>,
     taus: Vec<f64>,
-    /// The reduced problem `K` (column-major, `Σ free` rows) and its factor's `τ`s.
+    reflectors: Vec<f64>,
+    /// The reduced problem `K` (column-major, `Σ free` rows) and its factor's `τ`s and
+    /// reflectors.
     reduced: Vec<f64>,
     reduced_taus: Vec<f64>,
+    reduced_reflectors: Vec<f64>,
     /// `null(Kᵀ)` (column-major, `Σ free` rows).
     kernel: Vec<f64>,
     /// One column of a group's rows.
     column: Vec<f64>,
-    /// A column order.
+    /// A column order, or a group's columns of `J`.
     order: Vec<usize>,
+    /// `N z` ([`split_with`]'s shortcut).
+    lifted: Vec<f64>,
     /// The last factorization's rows of `J`, `Σ free`, `rank(K)` and `dim null(Jᵀ)`.
     m: usize,
     free: usize,
@@ -184,24 +190,18 @@ impl NullSpaceWorkspace {
         if n == 0 {
             return 0;
         }
-        let tolerance = NULL_SPACE_TOLERANCE * jacobian.norm_squared().max(f64::MIN_POSITIVE);
         let data = jacobian.as_slice();
+        // ‖J‖²_F.
+        let tolerance = NULL_SPACE_TOLERANCE * dot(data, data).max(f64::MIN_POSITIVE);
         let words = nv.div_ceil(64).max(1);
-        self.masks.clear();
-        self.masks.resize(n * words, 0);
-        for (k, column) in data.chunks_exact(m).enumerate() {
-            for (contact, rows) in column.chunks_exact(3).enumerate() {
-                if rows.iter().any(|x| *x != 0.0) {
-                    self.masks[contact * words + k / 64] |= 1 << (k % 64);
-                }
-            }
-        }
+        self.find_masks(data, m, words);
         self.group_contacts(n, words);
         self.find_shared_columns(words);
 
         // Each group's factor of [E_b, J[r_b, S]], pivoting on E_b's columns only.
         self.factors.clear();
         self.taus.clear();
+        self.reflectors.clear();
         let ns = self.shared.len();
         let mut free = 0;
         for group in &mut self.groups {
@@ -209,34 +209,41 @@ impl NullSpaceWorkspace {
             let mb = rows.len();
             group.factor = self.factors.len();
             let mask = &self.masks[group.contact * words..(group.contact + 1) * words];
+            self.order.clear();
             for (w, (bits, shared)) in mask.iter().zip(&self.shared_bits).enumerate() {
                 let mut exclusive = bits & !shared;
                 while exclusive != 0 {
-                    let k = 64 * w + exclusive.trailing_zeros() as usize;
+                    self.order
+                        .push(64 * w + exclusive.trailing_zeros() as usize);
                     exclusive &= exclusive - 1;
-                    let column = &data[k * m..(k + 1) * m];
-                    self.factors.extend(rows.iter().map(|&r| column[r]));
                 }
             }
-            let columns = (self.factors.len() - group.factor) / mb;
+            let columns = self.order.len();
             // With fewer exclusive columns than rows (Talos's soles: 6 for 12 rows),
             // null(E_bᵀ) is not empty: J[r_b, S] goes after E_b into the same QR, whose
             // reflectors turn it into Q_bᵀ J[r_b, S] as they go. Otherwise (Solo-12's
             // feet, of full rank) it is reflected only if the rank turns out deficient.
             let fused = mb > columns;
             if fused {
-                for &k in &self.shared {
-                    let column = &data[k * m..(k + 1) * m];
-                    self.factors.extend(rows.iter().map(|&r| column[r]));
-                }
+                self.order.extend_from_slice(&self.shared);
+            }
+            self.factors
+                .resize(group.factor + mb * self.order.len(), 0.0);
+            let targets = self.factors[group.factor..].chunks_exact_mut(mb);
+            for (&k, out) in self.order.iter().zip(targets) {
+                gather(&data[k * m..(k + 1) * m], rows, out);
             }
             group.tau = self.taus.len();
             self.taus.resize(group.tau + mb.min(columns), 0.0);
+            group.reflector = self.reflectors.len();
+            self.reflectors
+                .resize(group.reflector + mb * mb.min(columns), 0.0);
             group.rank = householder_qr(
                 &mut self.factors[group.factor..],
                 mb,
                 columns,
                 &mut self.taus[group.tau..],
+                &mut self.reflectors[group.reflector..],
                 tolerance,
                 None,
             );
@@ -246,15 +253,14 @@ impl NullSpaceWorkspace {
             free += group.free;
             if group.free > 0 && !fused {
                 for &k in &self.shared {
-                    let column = &data[k * m..(k + 1) * m];
                     let start = self.factors.len();
-                    self.factors.extend(rows.iter().map(|&r| column[r]));
-                    let (factor, y) = self.factors.split_at_mut(start);
+                    self.factors.resize(start + mb, 0.0);
+                    gather(&data[k * m..(k + 1) * m], rows, &mut self.factors[start..]);
                     apply_transpose(
-                        &factor[group.factor..],
+                        &self.reflectors[group.reflector..],
                         &self.taus[group.tau..],
                         group.rank,
-                        y,
+                        &mut self.factors[start..],
                     );
                 }
             }
@@ -277,11 +283,14 @@ impl NullSpaceWorkspace {
         }
         self.reduced_taus.clear();
         self.reduced_taus.resize(free.min(ns), 0.0);
+        self.reduced_reflectors.clear();
+        self.reduced_reflectors.resize(free * free.min(ns), 0.0);
         self.reduced_rank = householder_qr(
             &mut self.reduced,
             free,
             ns,
             &mut self.reduced_taus,
+            &mut self.reduced_reflectors,
             tolerance,
             None,
         );
@@ -303,10 +312,10 @@ impl NullSpaceWorkspace {
         self.kernel.resize(self.free, 0.0);
         for group in self.groups.iter().filter(|g| g.free > 0) {
             let rows = &self.rows[group.start..group.end];
-            self.column.clear();
-            self.column.extend(rows.iter().map(|&r| lambda[r]));
+            self.column.resize(rows.len(), 0.0);
+            gather(lambda, rows, &mut self.column);
             apply_transpose(
-                &self.factors[group.factor..],
+                &self.reflectors[group.reflector..],
                 &self.taus[group.tau..],
                 group.rank,
                 &mut self.column,
@@ -315,7 +324,7 @@ impl NullSpaceWorkspace {
                 .copy_from_slice(&self.column[group.rank..]);
         }
         apply_transpose(
-            &self.reduced,
+            &self.reduced_reflectors,
             &self.reduced_taus,
             self.reduced_rank,
             &mut self.kernel,
@@ -334,7 +343,7 @@ impl NullSpaceWorkspace {
         self.kernel.resize(self.reduced_rank, 0.0);
         self.kernel.extend_from_slice(z);
         apply(
-            &self.reduced,
+            &self.reduced_reflectors,
             &self.reduced_taus,
             self.reduced_rank,
             &mut self.kernel,
@@ -346,14 +355,12 @@ impl NullSpaceWorkspace {
             self.column
                 .extend_from_slice(&self.kernel[group.offset..group.offset + group.free]);
             apply(
-                &self.factors[group.factor..],
+                &self.reflectors[group.reflector..],
                 &self.taus[group.tau..],
                 group.rank,
                 &mut self.column,
             );
-            for (&r, x) in rows.iter().zip(&self.column) {
-                out[r] = *x;
-            }
+            scatter(&self.column, rows, out);
         }
     }
 
@@ -369,7 +376,7 @@ impl NullSpaceWorkspace {
         self.kernel.resize(free * dimension, 0.0);
         for (c, column) in self.kernel.chunks_exact_mut(free).enumerate() {
             column[rank + c] = 1.0;
-            apply(&self.reduced, &self.reduced_taus, rank, column);
+            apply(&self.reduced_reflectors, &self.reduced_taus, rank, column);
         }
 
         // N[r_b, :] = Q_b [0; Y_b].
@@ -385,15 +392,16 @@ impl NullSpaceWorkspace {
                 self.column.resize(group.rank, 0.0);
                 self.column.extend_from_slice(y);
                 apply(
-                    &self.factors[group.factor..],
+                    &self.reflectors[group.reflector..],
                     &self.taus[group.tau..],
                     group.rank,
                     &mut self.column,
                 );
-                let out = &mut null.as_mut_slice()[c * m..(c + 1) * m];
-                for (&r, x) in rows.iter().zip(&self.column) {
-                    out[r] = *x;
-                }
+                scatter(
+                    &self.column,
+                    rows,
+                    &mut null.as_mut_slice()[c * m..(c + 1) * m],
+                );
             }
         }
         if self.groups.len() == 1 {
@@ -426,11 +434,14 @@ impl NullSpaceWorkspace {
             self.order.extend(0..mb);
             self.reduced_taus.clear();
             self.reduced_taus.resize(k, 0.0);
+            self.column.clear();
+            self.column.resize(k * k, 0.0);
             householder_qr(
                 &mut self.kernel,
                 k,
                 mb,
                 &mut self.reduced_taus,
+                &mut self.column,
                 0.0,
                 Some(&mut self.order),
             );
@@ -441,6 +452,25 @@ impl NullSpaceWorkspace {
                     let x = if i <= c { self.kernel[c * k + i] } else { 0.0 };
                     out[(group.offset + i) * m + r] = x;
                 }
+            }
+        }
+    }
+
+    /// Per contact, the columns where its rows of `J` (column-major, `m` rows, `data`) are
+    /// nonzero, `words` bits each. Branch-free: a triple is nonzero when the OR of its bit
+    /// patterns without the sign bit is (`−0.0` counts as zero, as `x != 0.0` has it).
+    fn find_masks(&mut self, data: &[f64], m: usize, words: usize) {
+        self.masks.clear();
+        self.masks.resize(m / 3 * words, 0);
+        for (contact, mask) in self.masks.chunks_exact_mut(words).enumerate() {
+            let first = 3 * contact;
+            for (word, columns) in mask.iter_mut().zip(data.chunks(64 * m)) {
+                // Bit b is column 64w + b: shifted in from the word's last column down.
+                *word = columns.chunks_exact(m).rev().fold(0, |word, column| {
+                    let rows = &column[first..first + 3];
+                    let bits = rows[0].to_bits() | rows[1].to_bits() | rows[2].to_bits();
+                    word << 1 | u64::from(bits << 1 != 0)
+                });
             }
         }
     }
@@ -497,33 +527,42 @@ impl NullSpaceWorkspace {
     }
 }
 
+/// The rows of a group of four contacts (a sole's four corners, the cube's), and of
+/// Talos's reduced problem: [`reflect`] has code specialized to this length.
+const FIXED_ROWS: usize = 12;
+
 /// A Householder QR with column pivoting (Golub & Van Loan, *Matrix Computations*, 4th
 /// ed., §5.4.2) of the first `pivots` columns of the column-major `m × c` matrix `a`
 /// (the reflectors are applied to the columns after them too, never pivoted), stopped at
 /// rank `ρ` when no remaining column has a squared norm (rows `ρ..`) above `tolerance`;
 /// returns `ρ`. The column norms are recomputed at every step (no downdating: the
-/// decision is taken where downdating cancels). Leaves reflector `j`'s `v_j` (with `v_j[j] = 1` implicit) below the
-/// diagonal of column `j < ρ` and `τ_j` in `taus[j]`, so that `Q = H_0 ⋯ H_{ρ−1}`,
-/// `H_j = I − τ_j v_j v_jᵀ`, and `R` on and above the diagonal; the columns' order is
-/// applied to `order` when given (column `k` of the result is column `order[k]`).
-/// Pivoting on the largest remaining column is what a pivoted Cholesky factor of `aᵀa`
-/// does (Higham 2002, §10.3), without squaring `a`.
+/// decision is taken where downdating cancels). Leaves reflector `j`'s `v_j` (zeros
+/// above row `j`, 1 on it; `m` rows) in column `j < ρ` of `reflectors` (column-major,
+/// `m × min(m, pivots)`) and `τ_j` in `taus[j]`, so that `Q = H_0 ⋯ H_{ρ−1}`,
+/// `H_j = I − τ_j v_j v_jᵀ`, and `R` on and above the diagonal of `a` (`v_j`'s entries
+/// below it); the columns' order is applied to `order` when given (column `k` of the
+/// result is column `order[k]`). The reflections run over whole columns (`v_j`'s leading
+/// zeros leave rows `..j` as they are, up to a zero's sign), so that their length is `m`
+/// at every step. Pivoting on the largest remaining column is what a pivoted Cholesky
+/// factor of `aᵀa` does (Higham 2002, §10.3), without squaring `a`.
 fn householder_qr(
     a: &mut [f64],
     m: usize,
     pivots: usize,
     taus: &mut [f64],
+    reflectors: &mut [f64],
     tolerance: f64,
     mut order: Option<&mut [usize]>,
 ) -> usize {
     let c = a.len().checked_div(m).unwrap_or(0);
     let pivots = pivots.min(c);
+    reflectors.fill(0.0);
     let mut rank = 0;
     while rank < m.min(pivots) {
         let j = rank;
         let (mut p, mut largest) = (j, f64::NEG_INFINITY);
         for (k, column) in a[j * m..pivots * m].chunks_exact(m).enumerate() {
-            let squared: f64 = column[j..].iter().map(|x| x * x).sum();
+            let squared = dot(&column[j..], &column[j..]);
             if squared > largest {
                 (p, largest) = (j + k, squared);
             }
@@ -545,44 +584,113 @@ fn householder_qr(
         let beta = if alpha >= 0.0 { -norm } else { norm };
         taus[j] = (beta - alpha) / beta;
         let scale = 1.0 / (alpha - beta);
-        x[1..].iter_mut().for_each(|v| *v *= scale);
         x[0] = beta;
-        for column in right.chunks_exact_mut(m) {
-            reflect(&x[1..], taus[j], &mut column[j..]);
+        let v = &mut reflectors[j * m..(j + 1) * m];
+        v[j] = 1.0;
+        for (x, v) in x[1..].iter_mut().zip(&mut v[j + 1..]) {
+            *x *= scale;
+            *v = *x;
         }
+        reflect(v, taus[j], right);
         rank += 1;
     }
     rank
 }
 
-/// `y ← (I − τ v vᵀ) y` with `v = [1; tail]`.
-fn reflect(tail: &[f64], tau: f64, y: &mut [f64]) {
-    let (head, rest) = y.split_at_mut(1);
-    let dot = head[0]
-        + tail
-            .iter()
-            .zip(rest.iter())
-            .map(|(v, x)| v * x)
-            .sum::<f64>();
-    let s = tau * dot;
-    head[0] -= s;
-    rest.iter_mut().zip(tail).for_each(|(x, v)| *x -= s * v);
+/// `y ← (I − τ v vᵀ) y` for every column `y` (of `v`'s length) of the column-major
+/// `columns`. At [`FIXED_ROWS`] rows the loops have a constant length and compile to
+/// straight-line packed arithmetic (the same operations in the same order as at any other
+/// length), `v` kept in registers from column to column.
+fn reflect(v: &[f64], tau: f64, columns: &mut [f64]) {
+    if let Ok(v) = <&[f64; FIXED_ROWS]>::try_from(v) {
+        for y in columns.as_chunks_mut::<FIXED_ROWS>().0 {
+            reflect_slices(v, tau, y);
+        }
+    } else if !v.is_empty() {
+        for y in columns.chunks_exact_mut(v.len()) {
+            reflect_slices(v, tau, y);
+        }
+    }
+}
+
+/// [`reflect`]'s arithmetic on one column: `s = τ ⟨v, y⟩`, `y ← y − s v`.
+#[inline(always)]
+fn reflect_slices(v: &[f64], tau: f64, y: &mut [f64]) {
+    let s = tau * dot(v, y);
+    subtract_scaled(y, s, v);
+}
+
+/// `Σ a_i b_i` over the shorter length, in four partial sums by index mod 4 added as
+/// `(s_0 + s_2) + (s_1 + s_3)` (two packed pairs), then the last `len mod 4` terms in
+/// turn: packed arithmetic without bounds checks, in a fixed order (the same bits on
+/// every run). The sums start at `−0.0`, the identity of `+`.
+#[inline(always)]
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    let n = a.len().min(b.len());
+    let (a4, a_tail) = a[..n].as_chunks::<4>();
+    let (b4, b_tail) = b[..n].as_chunks::<4>();
+    let mut s = [-0.0; 4];
+    for (x, y) in a4.iter().zip(b4) {
+        for ((s, x), y) in s.iter_mut().zip(x).zip(y) {
+            *s += x * y;
+        }
+    }
+    let pairs = (s[0] + s[2]) + (s[1] + s[3]);
+    a_tail
+        .iter()
+        .zip(b_tail)
+        .fold(pairs, |sum, (x, y)| sum + x * y)
+}
+
+/// `y ← y − s x` over the shorter length, four entries at a time.
+#[inline(always)]
+fn subtract_scaled(y: &mut [f64], s: f64, x: &[f64]) {
+    let n = y.len().min(x.len());
+    let (y4, y_tail) = y[..n].as_chunks_mut::<4>();
+    let (x4, x_tail) = x[..n].as_chunks::<4>();
+    for (y, x) in y4.iter_mut().zip(x4) {
+        for (y, x) in y.iter_mut().zip(x) {
+            *y -= s * x;
+        }
+    }
+    y_tail.iter_mut().zip(x_tail).for_each(|(y, x)| *y -= s * x);
+}
+
+/// `out[rows] = x`, the inverse of [`gather`].
+fn scatter(x: &[f64], rows: &[usize], out: &mut [f64]) {
+    for (triple, x) in rows.chunks_exact(3).zip(x.chunks_exact(3)) {
+        out[triple[0]..triple[0] + 3].copy_from_slice(x);
+    }
+}
+
+/// `out = column[rows]`; `rows` come in a contact's triples `3i, 3i + 1, 3i + 2`
+/// ([`NullSpaceWorkspace::group_contacts`]), copied three at a time.
+fn gather(column: &[f64], rows: &[usize], out: &mut [f64]) {
+    for (triple, out) in rows.chunks_exact(3).zip(out.chunks_exact_mut(3)) {
+        out.copy_from_slice(&column[triple[0]..triple[0] + 3]);
+    }
 }
 
 /// `y ← Qᵀ y` with the first `rank` reflectors of a [`householder_qr`] factor (`m = y.len()`
 /// rows).
-fn apply_transpose(factor: &[f64], taus: &[f64], rank: usize, y: &mut [f64]) {
+fn apply_transpose(reflectors: &[f64], taus: &[f64], rank: usize, y: &mut [f64]) {
     let m = y.len();
-    for j in 0..rank {
-        reflect(&factor[j * m + j + 1..(j + 1) * m], taus[j], &mut y[j..]);
+    if m == 0 {
+        return;
+    }
+    for (v, tau) in reflectors.chunks_exact(m).zip(taus).take(rank) {
+        reflect(v, *tau, y);
     }
 }
 
 /// `y ← Q y` with the first `rank` reflectors of a [`householder_qr`] factor.
-fn apply(factor: &[f64], taus: &[f64], rank: usize, y: &mut [f64]) {
+fn apply(reflectors: &[f64], taus: &[f64], rank: usize, y: &mut [f64]) {
     let m = y.len();
-    for j in (0..rank).rev() {
-        reflect(&factor[j * m + j + 1..(j + 1) * m], taus[j], &mut y[j..]);
+    if m == 0 {
+        return;
+    }
+    for (v, tau) in reflectors.chunks_exact(m).zip(taus).take(rank).rev() {
+        reflect(v, *tau, y);
     }
 }
 
@@ -617,6 +725,11 @@ pub fn internal_forces(problem: &ContactProblem, lambda: &DVector<f64>) -> Optio
         workspace.project(lambda.as_slice(), q);
         norm(q)
     }))
+}
+
+/// `‖x‖∞`, as nalgebra's `amax` (a plain loop over the slice).
+fn amax(x: &[f64]) -> f64 {
+    x.iter().fold(0.0, |m, v| m.max(v.abs()))
 }
 
 /// The Euclidean norm of a slice, as nalgebra's `norm` computes it.
@@ -735,7 +848,7 @@ fn split_with(
     q: &mut Vec<f64>,
 ) -> Option<(InternalForces, SplitPath)> {
     workspace.project(lambda.as_slice(), q);
-    let impulse_scale = lambda.amax();
+    let impulse_scale = amax(lambda.as_slice());
     let total = norm(q);
     if total <= NEGLIGIBLE * impulse_scale {
         // Nothing to split (no SOCP): both parts are at most 2 × total; counted spurious.
@@ -746,9 +859,8 @@ fn split_with(
         };
         return Some((split, SplitPath::Negligible));
     }
-    let velocity_scale = problem.velocity_scale().max(c.amax());
+    let velocity_scale = problem.velocity_scale().max(amax(c.as_slice()));
     // Dimensionless: λ̃ = λ / λ_s, ĉ̃ = ĉ / v_s; z is in units of λ_s.
-    let lambda_unit = lambda / impulse_scale;
     let constraints: Vec<ContactConstraint> = (0..problem.num_contacts())
         .map(|i| {
             let face = complementarity_face(
@@ -762,7 +874,7 @@ fn split_with(
             ContactConstraint {
                 model,
                 mu: problem.mu_of(i),
-                lambda: contact_vector(&lambda_unit, i),
+                lambda: contact_vector(lambda, i) / impulse_scale,
                 face: sliding_or_separating.then_some(face),
             }
         })
@@ -770,12 +882,14 @@ fn split_with(
     if shortcut == Shortcut::WhenUnconstrained {
         // z = −q̃ (the answer of least norm with the same Jᵀλ): λ̃ − N Nᵀ λ̃, by reflectors.
         q.iter_mut().for_each(|x| *x /= -impulse_scale);
-        let mut moved = DVector::zeros(lambda.len());
-        workspace.lift(q, moved.as_mut_slice());
+        let mut moved = std::mem::take(&mut workspace.lifted);
+        moved.resize(lambda.len(), 0.0);
+        workspace.lift(q, &mut moved);
         let feasible = constraints
             .iter()
-            .enumerate()
-            .all(|(i, c)| c.admits(&(c.lambda + contact_vector(&moved, i))));
+            .zip(moved.as_chunks::<3>().0)
+            .all(|(c, moved)| c.admits(&(c.lambda + Vector3::from(*moved))));
+        workspace.lifted = moved;
         if feasible {
             let split = InternalForces {
                 total,
@@ -786,7 +900,7 @@ fn split_with(
         }
     }
     let null = workspace.basis();
-    let q = null.tr_mul(&lambda_unit);
+    let q = null.tr_mul(&(lambda / impulse_scale));
     let z = least_internal_force_step(&constraints, &null, &q)?;
     let split = InternalForces {
         total,
