@@ -27,8 +27,8 @@
 //! `v_s = ‖g‖∞` are 1 (about 0.3 ms for a cube's 4 contacts). It runs at record time,
 //! never inside a solver, and not at all when the total is at most `1e-9 ‖λ‖∞` (then
 //! required is 0 and spurious the total). Clarabel often ends `AlmostSolved` (its reduced
-//! tolerances, about 5e-5, met but not [`SOCP_TOLERANCE`]: the face constraints leave a
-//! slab of width [`FLOOR`] at a complementary contact), which is accepted: the split of
+//! tolerances, about 5e-5, met but not its tolerance 1e-10: the face constraints leave a
+//! slab of width 1e-12 at a complementary contact), which is accepted: the split of
 //! such a step is accurate to about 1e-4 `‖λ‖∞` (measured: docs/speed.md, phase 6); the
 //! total does not depend on it.
 
