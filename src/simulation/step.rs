@@ -387,9 +387,10 @@ impl Simulator {
         Ok(())
     }
 
-    /// The factor of `M(q)` (`M` itself is never formed), and the generalized force `τ + J_extᵀ f_ext − C(q, v) v − g(q)`
-    /// into `buffers.generalized_force`; the joint placements at `q` are those of the last
-    /// record's energy when there was one (the same function of `q`, computed once).
+    /// The factor of `M(q)` (`M` itself is never formed), and the generalized force
+    /// `τ + J_extᵀ f_ext − C(q, v) v − g(q)` into `buffers.generalized_force`; the joint
+    /// placements at `q` are those of the last record's energy when there was one (the
+    /// same function of `q`, computed once).
     #[inline(never)]
     fn dynamics_stage(&mut self) -> Result<(), DynamicsError> {
         let model = &self.world.model;
