@@ -47,8 +47,11 @@ pub fn factorized_mass_and_bias(
 ) -> Result<(), DynamicsError> {
     check_data(model, data)?;
     check_configuration(model, q)?;
+    check_factorized_inputs(model, v, fext, factor)?;
     update_placements(model, data, q);
-    factorized_mass_and_bias_at_placements(model, data, v, fext, factor)
+    crba_into_factor(model, data, factor)?;
+    bias_at_placements(model, data, v, fext);
+    Ok(())
 }
 
 /// [`factorized_mass_and_bias`] once `data`'s placements are at `q` (an
@@ -62,6 +65,19 @@ pub(crate) fn factorized_mass_and_bias_at_placements(
     factor: &mut MassLtdl,
 ) -> Result<(), DynamicsError> {
     check_data(model, data)?;
+    check_factorized_inputs(model, v, fext, factor)?;
+    crba_into_factor(model, data, factor)?;
+    bias_at_placements(model, data, v, fext);
+    Ok(())
+}
+
+/// The sizes of `v`, `f_ext` and the factor, checked before anything is written.
+fn check_factorized_inputs(
+    model: &Model,
+    v: &DVector<f64>,
+    fext: Option<&[Vector6<f64>]>,
+    factor: &MassLtdl,
+) -> Result<(), DynamicsError> {
     check_velocity(model, v, "v")?;
     check_fext(model, fext)?;
     if factor.dim() != model.nv() {
@@ -72,8 +88,6 @@ pub(crate) fn factorized_mass_and_bias_at_placements(
             got: factor.dim(),
         });
     }
-    crba_into_factor(model, data, factor)?;
-    bias_at_placements(model, data, v, fext);
     Ok(())
 }
 
