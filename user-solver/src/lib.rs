@@ -11,7 +11,7 @@
 //!
 //! The algorithm is an [`Algorithm`]; contactbench's solver [`Shell`] gives it a name, a
 //! model, validated settings, the warm-start check and the answer to a problem without
-//! contacts, and makes it a [`ContactSolver`]. Its loop uses the helpers every built-in
+//! contacts, and makes it a [`ContactSolver`]. Its loop uses the functions every built-in
 //! solver uses ([`contactbench::solvers::support`]: the model's criteria, the shared
 //! stopping test, the test of an iterate), so its answers are judged like theirs. A
 //! [`UserSolver`] from [`factory`] runs it wherever a built-in solver runs: a scenario, a

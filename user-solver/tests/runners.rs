@@ -192,8 +192,8 @@ fn user_solver_in_a_paper_experiment() {
     let _ = std::fs::remove_dir_all(&out);
 }
 
-/// The first complaint: running a scenario with a user's solver meant copying the
-/// runner and losing the analytical energy curve (private). Through the public runner,
+/// Running a scenario with a user's solver does not mean copying the runner and losing
+/// the analytical energy curve (private to the runner). Through the public runner,
 /// the user's solver on the sliding cube gets the same curve, step for step, as a
 /// built-in solver, and follows it (the NCP's answer: the cube stops at v0²/(2μg)).
 #[test]
