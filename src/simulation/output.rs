@@ -35,6 +35,24 @@ pub struct RunEntry {
 pub struct ResultsManifest {
     /// The runs, in the order they were listed.
     pub runs: Vec<RunEntry>,
+    /// The slice of a sharded batch these runs are, when they are one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<ShardOf>,
+}
+
+/// Which slice of a batch a results directory holds (`batch --shard K/N`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShardOf {
+    /// `K`, 1-based.
+    pub index: usize,
+    /// `N`.
+    pub count: usize,
+    /// SHA-256 of the whole batch's job list (every scenario, solver and setting):
+    /// shards of one batch carry the same.
+    pub plan: String,
+    /// Runs in the whole batch.
+    pub runs: usize,
 }
 
 /// Files every run directory holds.
