@@ -105,8 +105,8 @@ fn three_shards_and_a_merge_equal_one_run() {
         assert_eq!((outcome.mine, outcome.report), (5, None));
     }
     let merged_dir = temp_dir("merged").join("out");
-    let merged = merge(&shard_dirs, Some(&merged_dir), &judge, false)
-        .unwrap_or_else(|e| panic!("{e}"));
+    let merged =
+        merge(&shard_dirs, Some(&merged_dir), &judge, false).unwrap_or_else(|e| panic!("{e}"));
     assert!(merged.missing.is_empty());
     let Some((merged, _)) = merged.report else {
         panic!("no report")
