@@ -77,10 +77,24 @@ impl Plan {
         })
     }
 
-    /// Writes the plan into a corpus output, unless the same plan is there.
+    /// Writes the plan into a corpus output, unless the same plan is there; a
+    /// `plan.json` that is not a plan (edited by hand, a link) is never replaced.
     pub fn write(&self, out: &SharedDir) -> Result<(), CorpusError> {
-        if Self::read(out.path()).is_ok_and(|p| &p == self) {
-            return Ok(());
+        let path = out.path().join(PLAN);
+        if std::fs::symlink_metadata(&path).is_ok() {
+            match Self::read(out.path()) {
+                Ok(p) if &p == self => return Ok(()),
+                Ok(_) if std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file()) => {}
+                _ => {
+                    return Err(crate::output::OutputError::Refused {
+                        path: path.display().to_string(),
+                        message: "is not a plan contactbench wrote; it is never replaced: move \
+                                  it away"
+                            .into(),
+                    }
+                    .into())
+                }
+            }
         }
         let bytes = serde_json::to_vec_pretty(self).map_err(|e| CorpusError::io(out.path(), e))?;
         out.write(PLAN, &bytes, true)?;

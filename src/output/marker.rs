@@ -35,8 +35,9 @@ pub struct OutputMarker {
     /// The output this one was written into, when it is nested (a report in results).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nested_in: Option<Parent>,
-    /// Paths (relative, `/`-separated) that several writers add to in turn: never
-    /// listed, never replaced, never deleted by contactbench.
+    /// Paths (relative, `/`-separated) that several writers add to in turn: not
+    /// listed, never deleted, and never replaced whole; a file there is written whole and
+    /// replaced only when its writer recognizes it as its own (a plan, a result).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub shared: Vec<String>,
 }
