@@ -255,11 +255,12 @@ fn pick<'a>(rng: &mut ChaCha8Rng, names: &[&'a str]) -> &'a str {
     names[rng.random_range(0..names.len())]
 }
 
-/// A marker that is not ours: garbage, the old format, or one listing a file with a
-/// wrong digest.
+/// A marker that is not ours: garbage, the old format, one listing a file with a wrong
+/// digest, one listing nothing, or one nested elsewhere.
 fn foreign_marker(rng: &mut ChaCha8Rng) -> String {
-    match rng.random_range(0..4) {
+    match rng.random_range(0..5) {
         0 => "{not json".into(),
+        4 => r#"{"format": 2, "run_id": "empty", "created_by": "contactbench 0.1.0", "files": []}"#.into(),
         1 => r#"{"run_id": "x", "created_by": "contactbench 0.1.0", "files": ["notes.txt", "report.md"]}"#.into(),
         2 => format!(
             r#"{{"format": 2, "run_id": "forged", "created_by": "contactbench 0.1.0", "files": [{{"path": "{}", "bytes": 4, "sha256": "{}"}}]}}"#,

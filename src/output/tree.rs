@@ -199,6 +199,14 @@ fn verify_into(
     owned: &mut Owned,
     seen: &mut usize,
 ) -> Result<(), OutputError> {
+    if marker.files.is_empty() {
+        return Err(refused(
+            root,
+            "has a marker that lists no file: it proves nothing is contactbench's; \
+             contactbench never replaces it",
+        ));
+    }
+    let mut found = 0usize;
     let mut stack = vec![(root.to_path_buf(), String::new(), 0usize)];
     while let Some((dir, rel, depth)) = stack.pop() {
         if depth > MAX_WALK_DEPTH {
@@ -242,7 +250,10 @@ fn verify_into(
                 continue;
             }
             match marker.find(&child) {
-                Some(entry) if unchanged(&path, entry)? => owned.files.push(path),
+                Some(entry) if unchanged(&path, entry)? => {
+                    found += 1;
+                    owned.files.push(path);
+                }
                 Some(_) if !kind.is_file() => {
                     return Err(refused(
                         &path,
@@ -266,6 +277,18 @@ fn verify_into(
                 None => return Err(not_ours(&path, root)),
             }
         }
+    }
+    if found < marker.files.len() {
+        let missing = marker
+            .files
+            .iter()
+            .find(|f| !owned.files.contains(&root.join(&f.path)))
+            .map_or_else(String::new, |f| f.path.clone());
+        return Err(refused(
+            &root.join(missing),
+            "is listed in contactbench's marker and missing: contactbench replaces only an \
+             output it finds whole; delete it yourself or choose a new directory",
+        ));
     }
     Ok(())
 }
