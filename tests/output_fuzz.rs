@@ -377,8 +377,8 @@ fn ours_of(case: &Path, out: &Path) -> Ours {
         .collect()
 }
 
-/// One case; returns (whether the command succeeded, whether the target was written).
-fn run_case(k: usize, seed: u64, fx: &Fixtures, root: &Path) -> (bool, bool) {
+/// One case; returns its command and whether it wrote.
+fn run_case(k: usize, seed: u64, fx: &Fixtures, root: &Path) -> (Kind, bool) {
     let mut rng = ChaCha8Rng::seed_from_u64(seed ^ (k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
     let case = root.join(format!("case-{k}"));
     let _ = std::fs::remove_dir_all(&case);
@@ -545,7 +545,7 @@ fn run_case(k: usize, seed: u64, fx: &Fixtures, root: &Path) -> (bool, bool) {
         );
     }
     let _ = std::fs::remove_dir_all(&case);
-    (ok, written)
+    (kind, ok)
 }
 
 #[test]
@@ -557,18 +557,26 @@ fn no_user_file_changes_under_random_trees() {
     let fx = fixtures(&root);
     let (n, seed) = (cases(), seed());
     let started = std::time::Instant::now();
-    let mut succeeded = 0;
+    let mut tally: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     for k in 0..n {
-        if run_case(k, seed, &fx, &root).0 {
-            succeeded += 1;
+        let (kind, ok) = run_case(k, seed, &fx, &root);
+        let entry = tally.entry(format!("{kind:?}")).or_default();
+        if ok {
+            entry.0 += 1;
+        } else {
+            entry.1 += 1;
         }
     }
+    let succeeded: usize = tally.values().map(|(w, _)| w).sum();
     println!(
         "output fuzzing: {n} cases (seed {seed}), {succeeded} written, {} refused, 0 user \
          entries changed, {:.1} s",
         n - succeeded,
         started.elapsed().as_secs_f64()
     );
+    for (kind, (written, refused)) in &tally {
+        println!("  {kind:<10} {written:>6} written {refused:>6} refused");
+    }
     // Both answers are exercised: writing and refusing.
     assert!(
         succeeded > n / 10 && n - succeeded > n / 10,

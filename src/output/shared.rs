@@ -28,6 +28,10 @@ impl SharedDir {
     pub fn open(target: &Path, shared: &[&str]) -> Result<Self, OutputError> {
         target_name(target)?;
         let created_target = prepare_dir(target)?;
+        if !created_target {
+            // A folder that is not ours is refused before our lock file goes into it.
+            inspect(target)?;
+        }
         let mut dir = Self {
             target: target.to_path_buf(),
             marker: OutputMarker::new(String::new(), Vec::new(), None, Vec::new()),

@@ -109,6 +109,10 @@ impl Staging {
     ) -> Result<Self, OutputError> {
         target_name(target)?;
         let created_target = prepare_dir(target)?;
+        if !created_target {
+            // A folder that is not ours is refused before our lock file goes into it.
+            inspect(target)?;
+        }
         let mut staging = Self {
             target: target.to_path_buf(),
             temp: PathBuf::new(),

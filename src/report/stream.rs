@@ -208,8 +208,7 @@ impl Decimator {
             let merged = self
                 .buckets
                 .chunks(2)
-                .map(|pair| pair.iter().copied().reduce(Bucket::merge))
-                .flatten()
+                .filter_map(|pair| pair.iter().copied().reduce(Bucket::merge))
                 .collect();
             self.buckets = merged;
             self.per_bucket *= 2;
