@@ -178,7 +178,11 @@ fn existing_foreign_directory_is_not_replaced() {
         std::fs::read_to_string(out.join("notes.txt")).expect("kept"),
         "mine"
     );
-    let name = out.file_name().expect("name").to_string_lossy().into_owned();
+    let name = out
+        .file_name()
+        .expect("name")
+        .to_string_lossy()
+        .into_owned();
     let siblings: Vec<_> = std::fs::read_dir(out.parent().expect("parent"))
         .expect("tmp")
         .filter_map(Result::ok)
@@ -188,7 +192,11 @@ fn existing_foreign_directory_is_not_replaced() {
     let inside: Vec<_> = std::fs::read_dir(&out)
         .expect("out")
         .filter_map(Result::ok)
-        .filter(|e| e.file_name().to_string_lossy().starts_with(".contactbench-"))
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with(".contactbench-")
+        })
         .collect();
     assert!(inside.is_empty(), "work files left behind: {inside:?}");
     let _ = std::fs::remove_dir_all(&out);

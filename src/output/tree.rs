@@ -175,8 +175,9 @@ pub(crate) fn inspect(target: &Path) -> Result<Holds, OutputError> {
         Err(e) => Err(refused(
             target,
             format!(
-                "holds a marker contactbench cannot use ({e}); contactbench never writes \
-                 into it: choose a new or empty directory"
+                "holds a marker contactbench cannot use ({e}): an output of an older \
+                 contactbench, or not contactbench's; contactbench never writes into it: \
+                 delete it yourself or choose a new or empty directory"
             ),
         )),
     }
