@@ -19,6 +19,8 @@
 //! - [`corpus`]: problem files × solvers, judged by one ruler, performance profiles.
 //! - [`report`]: tables and plots from recorded runs.
 //! - [`paper`]: the tables and figures of the contact models paper's §IV, reproduced.
+//! - [`output`]: how every command writes files (marker, staging, locks, signals); it
+//!   depends on nothing else in the crate.
 //!
 //! Conventions are Pinocchio's: free-flyer `q = [x y z qx qy qz qw]`, base twist in the
 //! base frame, gravity `(0, 0, −9.81)`, per-contact order `[t1, t2, n]`. The design (the
@@ -80,6 +82,7 @@ pub mod corpus;
 pub mod dynamics;
 pub mod metrics;
 pub mod model;
+pub mod output;
 pub mod paper;
 pub mod problem;
 pub mod report;

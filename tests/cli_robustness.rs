@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 use contactbench::simulation::output::ResultsManifest;
+use contactbench::simulation::shards::shard_dir_name;
 
 fn contactbench(dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_contactbench"))
@@ -214,7 +215,8 @@ fn batch_shards_together_are_the_whole_batch() {
     for k in 1..=3 {
         let out = format!("shard{k}");
         run(&["--out", &out, "--shard", &format!("{k}/3")]);
-        let shard = runs(&dir.join(&out));
+        // A shard writes its own results directory inside `--out`.
+        let shard = runs(&dir.join(&out).join(shard_dir_name(k, 3)));
         assert!(!shard.is_empty() && shard.len() < full.len(), "{shard:?}");
         assert!(union.is_disjoint(&shard), "shards overlap: {shard:?}");
         union.extend(shard);

@@ -3,9 +3,11 @@
 
 use std::path::{Path, PathBuf};
 
-use contactbench::corpus::report::{build_report, write_report, Judge, Row};
-use contactbench::corpus::runner::{load_results, run_tasks, Budget, TaskResult};
-use contactbench::corpus::tasks::{problem_files, tasks, Shard};
+use contactbench::corpus::bench::{bench_problems, merge, BenchOptions, ShardChoice};
+use contactbench::corpus::plan::collect;
+use contactbench::corpus::report::{build_report, Judge, Row};
+use contactbench::corpus::runner::{Budget, TaskResult};
+use contactbench::corpus::tasks::Shard;
 
 fn temp_dir(name: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
@@ -54,44 +56,61 @@ fn timeless(row: &Row) -> String {
     )
 }
 
+fn options(shard: ShardChoice) -> BenchOptions {
+    BenchOptions {
+        solvers: SOLVERS.iter().map(|s| s.to_string()).collect(),
+        budget: BUDGET,
+        shard,
+        threads: 2,
+        judge: Judge::default(),
+    }
+}
+
 #[test]
 fn three_shards_and_a_merge_equal_one_run() {
-    let inputs = corpus();
-    let problems = problem_files(&[inputs]).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(problems.len(), 5);
+    let inputs = vec![corpus()];
     let solvers: Vec<String> = SOLVERS.iter().map(|s| s.to_string()).collect();
-    let all = tasks(&problems, &solvers);
 
-    let whole = temp_dir("whole");
-    let summary = run_tasks(&all, BUDGET, &whole, 2, &quiet).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(summary.ran, 15);
+    let whole = temp_dir("whole").join("out");
+    let outcome = bench_problems(&inputs, &whole, &options(ShardChoice::All), &quiet)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!((outcome.problems, outcome.summary.ran), (5, 15));
+    assert_eq!(outcome.report, Some(whole.join("report.md")));
     let judge = Judge::default();
     let one = build_report(
-        load_results(std::slice::from_ref(&whole)).unwrap_or_else(|e| panic!("{e}")),
+        collect(std::slice::from_ref(&whole))
+            .unwrap_or_else(|e| panic!("{e}"))
+            .results,
         &judge,
     );
-    write_report(&one, &whole).unwrap_or_else(|e| panic!("{e}"));
     for file in [
         "results.csv",
         "results.json",
         "report.md",
         "profile.png",
         "profile.svg",
+        "plan.json",
     ] {
         assert!(whole.join(file).is_file(), "{file}");
     }
 
     // Three shards, each in its own directory, merged.
-    let shard_dirs: Vec<PathBuf> = (1..=3).map(|k| temp_dir(&format!("shard{k}"))).collect();
+    let shard_dirs: Vec<PathBuf> = (1..=3)
+        .map(|k| temp_dir(&format!("shard{k}")).join("out"))
+        .collect();
     for (k, dir) in (1..=3).zip(&shard_dirs) {
-        let mine = Shard { index: k, count: 3 }.select(all.clone());
-        assert_eq!(mine.len(), 5);
-        run_tasks(&mine, BUDGET, dir, 1, &quiet).unwrap_or_else(|e| panic!("{e}"));
+        let shard = ShardChoice::Given(Shard { index: k, count: 3 });
+        let outcome =
+            bench_problems(&inputs, dir, &options(shard), &quiet).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!((outcome.mine, outcome.report), (5, None));
     }
-    let merged = build_report(
-        load_results(&shard_dirs).unwrap_or_else(|e| panic!("{e}")),
-        &judge,
-    );
+    let merged_dir = temp_dir("merged").join("out");
+    let merged =
+        merge(&shard_dirs, Some(&merged_dir), &judge, false).unwrap_or_else(|e| panic!("{e}"));
+    assert!(merged.missing.is_empty());
+    let Some((merged, _)) = merged.report else {
+        panic!("no report")
+    };
     assert_eq!(merged.problems, one.problems);
     assert_eq!(merged.solvers, solvers);
     let a: Vec<String> = one.rows.iter().map(timeless).collect();
@@ -105,15 +124,10 @@ fn three_shards_and_a_merge_equal_one_run() {
     }
 
     // Resume: a shard run again finds its results and solves nothing.
-    let again = run_tasks(
-        &Shard { index: 2, count: 3 }.select(all.clone()),
-        BUDGET,
-        &shard_dirs[1],
-        1,
-        &quiet,
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!((again.ran, again.skipped), (0, 5));
+    let shard = ShardChoice::Given(Shard { index: 2, count: 3 });
+    let again = bench_problems(&inputs, &shard_dirs[1], &options(shard), &quiet)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!((again.summary.ran, again.summary.skipped), (0, 5));
 
     // The truncated file is three error rows, out of the counts; every other problem has
     // answers.

@@ -16,6 +16,7 @@ fn task(solver: &str) -> Task {
         problem: problem_path(),
         solver: solver.to_string(),
         solver_rank: 0,
+        key: String::new(),
     }
 }
 

@@ -67,19 +67,22 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-/// Nothing contactbench made is left beside the results (staging directories, locks).
+/// Nothing contactbench made is left in or under `dir` (staging directories, locks,
+/// temporary files: every work entry is named `.contactbench-…`, the marker aside).
 fn no_leftovers(dir: &Path) {
-    let left: Vec<String> = std::fs::read_dir(dir)
-        .expect("dir")
-        .filter_map(Result::ok)
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.contains(".staging-") || n.ends_with(".lock"))
-        .collect();
-    assert!(
-        left.is_empty(),
-        "left behind in {}: {left:?}",
-        dir.display()
-    );
+    let mut left = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).expect("dir").filter_map(Result::ok) {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.starts_with(".contactbench-") && name != MARKER {
+                left.push(entry.path().display().to_string());
+            } else if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                stack.push(entry.path());
+            }
+        }
+    }
+    assert!(left.is_empty(), "left behind: {left:?}");
 }
 
 // ---- item 1: --out deletes user data ------------------------------------------------
@@ -265,9 +268,20 @@ fn item1_earlier_results_are_replaced_only_with_force_and_only_if_ours() {
 #[test]
 fn item1_staging_left_by_a_killed_process_is_removed_by_the_next_writer() {
     let dir = temp("stale");
-    // What SIGKILL leaves: a staging directory and a lock file nobody holds.
-    std::fs::create_dir_all(dir.join(".out.staging-dead/cube_slide")).expect("dirs");
-    std::fs::write(dir.join(".out.lock"), "").expect("lock");
+    // What SIGKILL leaves: the target it created, holding a stamped staging directory
+    // and a signed lock file nobody holds.
+    let staging = dir.join("out/.contactbench-staging-dead");
+    std::fs::create_dir_all(staging.join("cube_slide")).expect("dirs");
+    std::fs::write(
+        staging.join(".contactbench-staging"),
+        "contactbench staging directory\n",
+    )
+    .expect("stamp");
+    std::fs::write(
+        dir.join("out/.contactbench-lock"),
+        "contactbench output lock\n",
+    )
+    .expect("lock");
     let scenario = short_cube(&dir, "s.yaml", "name: cube_slide", "name: cube_slide");
     let o = run_in(
         &dir,
@@ -300,10 +314,13 @@ fn item1_sigterm_and_sigint_leave_no_staging_directory() {
             .expect("spawn");
         let staged = (0..400).any(|_| {
             std::thread::sleep(std::time::Duration::from_millis(25));
-            std::fs::read_dir(&dir)
-                .expect("dir")
-                .filter_map(Result::ok)
-                .any(|e| e.file_name().to_string_lossy().contains(".staging-"))
+            std::fs::read_dir(dir.join("out")).is_ok_and(|entries| {
+                entries.filter_map(Result::ok).any(|e| {
+                    e.file_name()
+                        .to_string_lossy()
+                        .contains(".contactbench-staging-")
+                })
+            })
         });
         assert!(staged, "no staging directory appeared");
         let killed = Command::new("kill")

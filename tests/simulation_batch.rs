@@ -178,11 +178,26 @@ fn existing_foreign_directory_is_not_replaced() {
         std::fs::read_to_string(out.join("notes.txt")).expect("kept"),
         "mine"
     );
+    let name = out
+        .file_name()
+        .expect("name")
+        .to_string_lossy()
+        .into_owned();
     let siblings: Vec<_> = std::fs::read_dir(out.parent().expect("parent"))
         .expect("tmp")
         .filter_map(Result::ok)
-        .filter(|e| e.file_name().to_string_lossy().contains("foreign") && e.path() != out)
+        .filter(|e| e.file_name().to_string_lossy().contains(&name) && e.path() != out)
         .collect();
     assert!(siblings.is_empty(), "staging left behind");
+    let inside: Vec<_> = std::fs::read_dir(&out)
+        .expect("out")
+        .filter_map(Result::ok)
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with(".contactbench-")
+        })
+        .collect();
+    assert!(inside.is_empty(), "work files left behind: {inside:?}");
     let _ = std::fs::remove_dir_all(&out);
 }

@@ -6,14 +6,19 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use contactbench::corpus::tasks::Shard;
+use contactbench::corpus::bench::ShardChoice;
+use contactbench::corpus::tasks::{ArrayGeometry, Shard, SlurmTask};
+use contactbench::output::{write_file, SharedDir};
 use contactbench::report::tables::summary_table;
-use contactbench::simulation::batch::{self, Tolerances};
-use contactbench::simulation::recorder::{read_json, write_json, RunSummary};
+use contactbench::simulation::batch::{self, Job, Tolerances};
+use contactbench::simulation::output::ResultsManifest;
+use contactbench::simulation::recorder::{read_json, RunSummary};
+use contactbench::simulation::shards::{is_shard_output, jobs_plan, merge_shards, run_batch_shard};
+use serde::{Deserialize, Serialize};
 
 use super::common::{
-    install_signal_handler, jobs, load_scenarios, print_run_notes, replace_policy, runner,
-    runs_exit_code, scenario_files, UsageError,
+    jobs, load_scenarios, print_run_notes, replace_policy, runner, runs_exit_code, scenario_files,
+    UsageError,
 };
 use super::out::{out, outln};
 
@@ -50,8 +55,10 @@ pub struct Args {
     pub write_baseline: Option<PathBuf>,
     /// Run only shard K of N (1 <= K <= N) of the scenario × solver runs: run `i` (in
     /// file order, then each scenario's solver order) belongs to shard `i mod N + 1`, as
-    /// in `bench-problems`. Default: from SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT
-    /// in a Slurm job array, else every run. Each shard writes its own `--out`.
+    /// in `bench-problems`. Default: in a Slurm job array, the task's shard (of the array
+    /// that first wrote `--out`), else every run. Shards write `--out/shard-K-of-N/` and
+    /// may share `--out`; a shard whose results are there, complete, is not run again;
+    /// `contactbench merge --out DIR` joins them.
     #[arg(long, value_name = "K/N")]
     pub shard: Option<String>,
     /// Largest change of a final base position (m).
@@ -67,7 +74,6 @@ pub struct Args {
 
 /// Runs the command; exits with 1 on a failed run, or on a regression.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    install_signal_handler();
     let files = scenario_files(&args.inputs)?;
     let scenarios = load_scenarios(&files, &args.overrides)?;
     let baseline: Option<Vec<RunSummary>> = match &args.baseline {
@@ -75,7 +81,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         None => None,
     };
     if let Some(path) = &args.write_baseline {
-        if path.exists() && !args.force {
+        if std::fs::symlink_metadata(path).is_ok() && !args.force {
             return Err(UsageError(format!(
                 "--write-baseline {}: exists; pass --force to replace it",
                 path.display()
@@ -83,34 +89,25 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .into());
         }
     }
-    let shard = match &args.shard {
-        Some(text) => Shard::parse(text),
-        None => Shard::from_slurm(|name| std::env::var(name).ok()).map(|s| s.unwrap_or(Shard::ALL)),
-    }
-    .map_err(|e| UsageError(format!("--shard: {e}")))?;
+    let choice = match &args.shard {
+        Some(text) => Some(ShardChoice::Given(
+            Shard::parse(text).map_err(|e| UsageError(format!("--shard: {e}")))?,
+        )),
+        None => SlurmTask::from_env(|name| std::env::var(name).ok())
+            .map_err(|e| UsageError(format!("--shard: {e}")))?
+            .map(ShardChoice::Slurm),
+    };
     let all = jobs(scenarios, &args.solvers)?;
-    let total = all.len();
-    let jobs: Vec<_> = all
-        .into_iter()
-        .enumerate()
-        .filter(|(i, _)| shard.owns(*i))
-        .map(|(_, job)| job)
-        .collect();
-    if shard != Shard::ALL {
-        eprintln!(
-            "{total} runs; shard {}/{}: {} runs",
-            shard.index,
-            shard.count,
-            jobs.len()
-        );
-    }
-    let manifest = batch::run_batch(
-        &jobs,
-        &args.out,
-        runner(),
-        !args.json,
-        replace_policy(args.force),
-    )?;
+    let manifest = match choice {
+        Some(choice) => run_shard(&all, choice, &args)?,
+        None => batch::run_batch(
+            &all,
+            &args.out,
+            runner(),
+            !args.json,
+            replace_policy(args.force),
+        )?,
+    };
     let summaries: Vec<RunSummary> = manifest.runs.iter().map(|r| r.summary.clone()).collect();
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&manifest)?);
@@ -120,12 +117,22 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     print_run_notes(&summaries);
     if let Some(path) = &args.write_baseline {
-        write_json(path, &summaries)?;
+        let mut bytes = serde_json::to_vec_pretty(&summaries)?;
+        bytes.push(b'\n');
+        write_file(path, &bytes, args.force)?;
         eprintln!("baseline written: {}", path.display());
     }
-    let Some(baseline) = baseline else {
+    let Some(mut baseline) = baseline else {
         return Ok(runs_exit_code(&summaries));
     };
+    if manifest.shard.is_some() {
+        // A shard is compared with the baseline's runs it ran.
+        baseline.retain(|b| {
+            summaries
+                .iter()
+                .any(|s| s.scenario == b.scenario && s.solver == b.solver)
+        });
+    }
     let tol = Tolerances {
         position: args.tol_position,
         energy: args.tol_energy,
@@ -148,4 +155,121 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         eprintln!("  {} / {}: {}", r.scenario, r.solver, r.what);
     }
     Ok(ExitCode::FAILURE)
+}
+
+/// The shared folder's record of a sharded batch (`shards.json`): the plan, the shard
+/// count, and the Slurm job array that first wrote it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ShardsFile {
+    plan: String,
+    count: usize,
+    array: Option<ArrayGeometry>,
+}
+
+/// Name of the record in the shared folder of a sharded batch.
+const SHARDS_FILE: &str = "shards.json";
+
+/// Runs this process's shard into `--out/shard-K-of-N/` (or finds it complete).
+fn run_shard(all: &[Job], choice: ShardChoice, args: &Args) -> anyhow::Result<ResultsManifest> {
+    let container = SharedDir::open(&args.out, &[SHARDS_FILE])?;
+    let plan = jobs_plan(all);
+    let recorded: Option<ShardsFile> = read_json(&args.out.join(SHARDS_FILE)).ok();
+    let known = recorded
+        .as_ref()
+        .filter(|r| r.plan == plan)
+        .and_then(|r| r.array);
+    let (shard, array) = match choice {
+        ShardChoice::Given(shard) => (shard, known.filter(|a| a.count == shard.count)),
+        ShardChoice::Slurm(task) => {
+            let (shard, array) = task
+                .shard(known)
+                .map_err(|e| UsageError(format!("--shard: {e}")))?;
+            (shard, Some(array))
+        }
+        ShardChoice::All => (Shard::ALL, None),
+    };
+    let record = ShardsFile {
+        plan,
+        count: shard.count,
+        array,
+    };
+    if recorded.as_ref() != Some(&record) {
+        let mut bytes = serde_json::to_vec_pretty(&record)?;
+        bytes.push(b'\n');
+        container.write(SHARDS_FILE, &bytes, true)?;
+    }
+    eprintln!(
+        "{} runs; shard {}/{}: {} runs",
+        all.len(),
+        shard.index,
+        shard.count,
+        (0..all.len())
+            .filter(|i| i % shard.count + 1 == shard.index)
+            .count()
+    );
+    let run = run_batch_shard(
+        all,
+        shard.index,
+        shard.count,
+        container.path(),
+        runner(),
+        !args.json,
+    )?;
+    if run.resumed {
+        eprintln!(
+            "{}: complete for the same batch; nothing to run",
+            run.dir.display()
+        );
+    }
+    Ok(run.manifest)
+}
+
+/// Whether the folders given to `merge` are batch shards.
+pub fn is_shard_container(dirs: &[PathBuf]) -> bool {
+    dirs.iter().any(|d| is_shard_output(d))
+}
+
+/// `merge` of batch shards into a new results directory.
+pub fn merge(
+    dirs: &[PathBuf],
+    out: Option<&std::path::Path>,
+    partial: bool,
+) -> anyhow::Result<ExitCode> {
+    let Some(out) = out else {
+        return Err(UsageError(
+            "merge of batch shards: give --out, a new directory for the joined results".into(),
+        )
+        .into());
+    };
+    let merged = merge_shards(dirs, out, partial)?;
+    if !merged.missing.is_empty() {
+        let list: Vec<String> = merged
+            .missing
+            .iter()
+            .map(|k| format!("{k}/{}", merged.count))
+            .collect();
+        eprintln!(
+            "{} of {} shards have no complete results: {}",
+            merged.missing.len(),
+            merged.count,
+            list.join(", ")
+        );
+    }
+    let Some(dir) = merged.out else {
+        eprintln!("nothing written: run the missing shards, or pass --partial");
+        return Ok(ExitCode::FAILURE);
+    };
+    eprintln!(
+        "{} of {} runs{}",
+        merged.runs.1,
+        merged.runs.0,
+        if merged.missing.is_empty() {
+            ""
+        } else {
+            " (partial)"
+        }
+    );
+    outln!("results: {}", dir.display());
+    Ok(ExitCode::SUCCESS)
 }

@@ -5,11 +5,13 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use super::common::UsageError;
 use super::out::outln;
 use anyhow::Context;
-use contactbench::corpus::report::{build_report, write_report, Judge, DEFAULT_CRITERION};
-use contactbench::corpus::runner::{load_results, run_tasks, Budget};
-use contactbench::corpus::tasks::{problem_files, tasks, Shard};
+use contactbench::corpus::bench::{bench_problems, BenchOptions, ShardChoice};
+use contactbench::corpus::report::{Judge, DEFAULT_CRITERION};
+use contactbench::corpus::runner::{Budget, TaskResult};
+use contactbench::corpus::tasks::{Shard, SlurmTask};
 use contactbench::solvers::{SolverId, SolverSpec};
 
 /// Arguments of `contactbench bench-problems`.
@@ -34,24 +36,27 @@ pub struct Args {
     /// The metric that judges (a field of the metrics; `ncp_criterion` is absolute).
     #[arg(long, default_value = DEFAULT_CRITERION)]
     pub criterion: String,
-    /// Run only shard K of N (1 <= K <= N). Default: from SLURM_ARRAY_TASK_ID and
-    /// SLURM_ARRAY_TASK_COUNT in a Slurm job array, else the whole list.
+    /// Run only shard K of N (1 <= K <= N). Default: in a Slurm job array, the task's
+    /// shard of the array that first wrote `--out` (recorded in its plan.json, so that
+    /// re-submitting some ids runs their shards), else of this array; otherwise the
+    /// whole list.
     #[arg(long)]
     pub shard: Option<String>,
     /// Worker threads (0: one per core). Use 1 for timings free of each other's load.
     #[arg(long, default_value_t = 0)]
     pub jobs: usize,
-    /// Output directory: results/ (one file per task), and without sharding the report.
+    /// Output directory (absent, empty, or an earlier bench-problems output, which is
+    /// resumed): plan.json, results/ (one file per task) and, without sharding, the
+    /// report; shards of one run may share it.
     #[arg(long, default_value = "bench-problems")]
     pub out: PathBuf,
 }
 
 /// Runs the command.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    anyhow::ensure!(
-        args.timeout.is_finite() && args.timeout > 0.0,
-        "--timeout must be a positive number of seconds"
-    );
+    if !(args.timeout.is_finite() && args.timeout > 0.0) {
+        return Err(UsageError("--timeout must be a positive number of seconds".into()).into());
+    }
     let solvers = if args.solvers.is_empty() {
         SolverId::ALL.iter().map(|id| id.to_string()).collect()
     } else {
@@ -63,26 +68,26 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .with_context(|| format!("--solver {text}"))?;
     }
     let shard = match &args.shard {
-        Some(text) => Shard::parse(text)?,
-        None => Shard::from_slurm(|name| std::env::var(name).ok())?.unwrap_or(Shard::ALL),
+        Some(text) => ShardChoice::Given(Shard::parse(text)?),
+        None => match SlurmTask::from_env(|name| std::env::var(name).ok())? {
+            Some(task) => ShardChoice::Slurm(task),
+            None => ShardChoice::All,
+        },
     };
-    let problems = problem_files(&args.inputs)?;
-    let all = tasks(&problems, &solvers);
-    let total = all.len();
-    let mine = shard.select(all);
-    eprintln!(
-        "{} problems × {} solvers = {total} tasks; shard {}/{}: {} tasks",
-        problems.len(),
-        solvers.len(),
-        shard.index,
-        shard.count,
-        mine.len()
-    );
-    let budget = Budget {
-        max_iter: args.max_iter,
-        timeout: args.timeout,
+    let options = BenchOptions {
+        solvers,
+        budget: Budget {
+            max_iter: args.max_iter,
+            timeout: args.timeout,
+        },
+        shard,
+        threads: args.jobs,
+        judge: Judge {
+            criterion: args.criterion,
+            tolerance: args.tolerance,
+        },
     };
-    let progress = |r: &contactbench::corpus::runner::TaskResult| {
+    let progress = |r: &TaskResult| {
         eprintln!(
             "  {} / {}: {}",
             r.problem,
@@ -90,26 +95,26 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             r.error.as_deref().unwrap_or(&r.status)
         );
     };
-    let summary = run_tasks(&mine, budget, &args.out, args.jobs, &progress)?;
+    let outcome = bench_problems(&args.inputs, &args.out, &options, &progress)?;
     eprintln!(
-        "ran {} tasks, {} already done; results in {}",
-        summary.ran,
-        summary.skipped,
+        "{} problems × {} solvers = {} tasks; shard {}/{}: {} tasks, {} run, {} already done; \
+         results in {}",
+        outcome.problems,
+        options.solvers.len(),
+        outcome.total,
+        outcome.shard.index,
+        outcome.shard.count,
+        outcome.mine,
+        outcome.summary.ran,
+        outcome.summary.skipped,
         args.out.join("results").display()
     );
-    if shard.count > 1 {
-        eprintln!(
-            "sharded run: `contactbench merge {}` writes the report",
+    match outcome.report {
+        Some(report) => outln!("{}", report.display()),
+        None => eprintln!(
+            "sharded run: once every shard is done, `contactbench merge {}` writes the report",
             args.out.display()
-        );
-        return Ok(ExitCode::SUCCESS);
+        ),
     }
-    let judge = Judge {
-        criterion: args.criterion,
-        tolerance: args.tolerance,
-    };
-    let report = build_report(load_results(std::slice::from_ref(&args.out))?, &judge);
-    write_report(&report, &args.out)?;
-    outln!("{}", args.out.join("report.md").display());
     Ok(ExitCode::SUCCESS)
 }

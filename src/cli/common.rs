@@ -4,20 +4,24 @@
 //! Exit codes (every command): 0 success; 1 a run failed, a sweep cell has no number, or
 //! the regression gate found a regression; 2 usage or input error (bad flag, bad scenario,
 //! unknown solver or parameter, bad model or problem file, an output directory that
-//! exists); 130 interrupted by SIGINT/SIGTERM.
+//! exists, is not contactbench's, is locked or cannot be created); 130 interrupted by
+//! SIGINT/SIGTERM/SIGHUP.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
+use contactbench::corpus::CorpusError;
 use contactbench::model::{ModelError, TextError};
+use contactbench::output::{signal, OutputError, Replace};
+use contactbench::paper::PaperError;
 use contactbench::problem::io::ProblemFileError;
 use contactbench::problem::ProblemError;
+use contactbench::report::ReportError;
 use contactbench::simulation::batch::{self, Job, Runner};
-use contactbench::simulation::output::{self, OutputError, Replace};
 use contactbench::simulation::recorder::{RecordError, RunSummary};
 use contactbench::simulation::runner::{check, simulate_into, SimulationError};
-use contactbench::simulation::{interrupt, Scenario, ScenarioError};
+use contactbench::simulation::{Scenario, ScenarioError};
 use contactbench::solvers::SolverError;
 
 /// An error in what the user asked for (exit code 2).
@@ -34,48 +38,59 @@ impl std::error::Error for UsageError {}
 
 /// The exit code of a command that returned an error.
 pub fn exit_code(err: &anyhow::Error) -> ExitCode {
-    let interrupted = err.chain().any(|e| {
-        matches!(
-            e.downcast_ref::<RecordError>(),
-            Some(RecordError::Output(OutputError::Interrupted { .. }))
-        )
-    });
-    if interrupted || interrupt::requested() {
+    let output = err.chain().find_map(output_error);
+    if matches!(output, Some(OutputError::Interrupted { .. })) || signal::requested() {
         return ExitCode::from(130);
     }
-    let input = err.chain().any(|e| {
-        e.is::<UsageError>()
-            || e.is::<ScenarioError>()
-            || e.is::<SolverError>()
-            || e.is::<ProblemError>()
-            || e.is::<ProblemFileError>()
-            || e.is::<TextError>()
-            || matches!(e.downcast_ref::<ModelError>(), Some(m) if !matches!(m, ModelError::Fetch(_)))
-            || matches!(
-                e.downcast_ref::<SimulationError>(),
-                Some(SimulationError::Scenario(_) | SimulationError::Solver(_))
-            )
-            || matches!(
-                e.downcast_ref::<RecordError>(),
-                Some(RecordError::Output(OutputError::Refused { .. } | OutputError::Locked { .. }))
-            )
-    });
+    let input = output.is_some_and(OutputError::is_usage)
+        || err.chain().any(|e| {
+            e.is::<UsageError>()
+                || e.is::<ScenarioError>()
+                || e.is::<SolverError>()
+                || e.is::<ProblemError>()
+                || e.is::<ProblemFileError>()
+                || e.is::<TextError>()
+                || matches!(e.downcast_ref::<CorpusError>(), Some(CorpusError::Shard { .. } | CorpusError::Empty(_)))
+                || matches!(e.downcast_ref::<ModelError>(), Some(m) if !matches!(m, ModelError::Fetch(_)))
+                || matches!(
+                    e.downcast_ref::<SimulationError>(),
+                    Some(SimulationError::Scenario(_) | SimulationError::Solver(_))
+                )
+        });
     ExitCode::from(if input { 2 } else { 1 })
 }
 
-/// Installs the SIGINT/SIGTERM/SIGHUP handler (ctrlc): the first signal asks every run to
-/// stop at its next step, so that staging directories are removed on the way out and
-/// the command exits with 130; a second signal removes them at once and exits.
+/// The output error inside an error of any layer (they wrap it without a source).
+fn output_error<'a>(e: &'a (dyn std::error::Error + 'static)) -> Option<&'a OutputError> {
+    let record = |r: &'a RecordError| match r {
+        RecordError::Output(o) => Some(o),
+        _ => None,
+    };
+    let report = |r: &'a ReportError| match r {
+        ReportError::Record(r) => record(r),
+        _ => None,
+    };
+    e.downcast_ref::<OutputError>()
+        .or_else(|| e.downcast_ref::<RecordError>().and_then(record))
+        .or_else(|| e.downcast_ref::<ReportError>().and_then(report))
+        .or_else(|| match e.downcast_ref::<PaperError>() {
+            Some(PaperError::Record(r)) => record(r),
+            Some(PaperError::Report(r)) => report(r),
+            _ => None,
+        })
+        .or_else(|| match e.downcast_ref::<CorpusError>() {
+            Some(CorpusError::Output(o)) => Some(o),
+            _ => None,
+        })
+}
+
+/// Installs the SIGINT/SIGTERM/SIGHUP handler (ctrlc) of every command
+/// ([`signal::on_signal`]): the first signal asks every loop to stop, so that staging
+/// directories are removed on the way out and the command exits with 130 (at once when it
+/// has nothing on disk; after a grace period, cleaning up itself, when it does not stop);
+/// a second signal cleans up and exits at once.
 pub fn install_signal_handler() {
-    let result = ctrlc::set_handler(|| {
-        if interrupt::requested() {
-            output::remove_live_outputs();
-            std::process::exit(130);
-        }
-        interrupt::request();
-        eprintln!("\ninterrupted: stopping (press Ctrl-C again to stop at once)");
-    });
-    if let Err(e) = result {
+    if let Err(e) = ctrlc::set_handler(signal::on_signal) {
         eprintln!("warning: no signal handler ({e}): an interrupted command may leave a staging directory");
     }
 }

@@ -52,7 +52,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let out = args
         .out
         .unwrap_or_else(|| PathBuf::from(format!("{}_step{}.json", scenario.name, args.step)));
-    if out.exists() && !args.force {
+    if std::fs::symlink_metadata(&out).is_ok() && !args.force {
         return Err(UsageError(format!(
             "{}: exists; pass --force to replace it",
             out.display()

@@ -49,7 +49,8 @@ fn after_help() -> String {
         "Solvers: {} (`contactbench solvers` lists their models, parameters, defaults and \
          units).\n\nExit codes: 0 success; 1 a run failed, a solve did not converge, a sweep \
          cell has no number or the baseline gate found a regression; 2 usage or input error (bad flag, scenario, \
-         solver, parameter, model or problem file, an output that exists); 130 interrupted.",
+         solver, parameter, model or problem file, an output that exists, is not contactbench's, is \
+         locked or cannot be created); 130 interrupted.",
         ids.join(", ")
     )
 }
@@ -90,6 +91,7 @@ enum Command {
 
 /// Runs the parsed command.
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    common::install_signal_handler();
     match cli.command {
         Command::Robots(args) => robots::run(args),
         Command::Model(args) => model::run(args),

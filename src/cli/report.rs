@@ -7,9 +7,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use contactbench::report::REPORT_DIR;
+use contactbench::report::make_report_with;
 
-use super::common::{install_signal_handler, UsageError};
+use super::common::replace_policy;
 use super::out::outln;
 
 /// Arguments of `contactbench report`.
@@ -24,16 +24,7 @@ pub struct Args {
 
 /// Writes `RESULTS/report/` and prints the path of its `report.md`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    install_signal_handler();
-    let target = args.results.join(REPORT_DIR);
-    if std::fs::symlink_metadata(&target).is_ok() && !args.force {
-        return Err(UsageError(format!(
-            "{}: exists; pass --force to replace an earlier report",
-            target.display()
-        ))
-        .into());
-    }
-    let path = contactbench::report::make_report(&args.results)
+    let path = make_report_with(&args.results, replace_policy(args.force))
         .with_context(|| format!("report of {}", args.results.display()))?;
     outln!("{}", path.display());
     Ok(ExitCode::SUCCESS)

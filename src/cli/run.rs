@@ -10,8 +10,7 @@ use contactbench::simulation::output::fresh_dir;
 use contactbench::simulation::recorder::RunSummary;
 
 use super::common::{
-    install_signal_handler, jobs, load_scenarios, print_run_notes, replace_policy, runner,
-    runs_exit_code,
+    jobs, load_scenarios, print_run_notes, replace_policy, runner, runs_exit_code,
 };
 use super::out::{out, outln};
 
@@ -44,7 +43,6 @@ pub struct Args {
 
 /// Runs the command; exits with 1 if a run failed.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    install_signal_handler();
     let scenarios = load_scenarios(std::slice::from_ref(&args.scenario), &args.overrides)?;
     let default = PathBuf::from("results").join(&scenarios[0].name);
     let out = match args.out {

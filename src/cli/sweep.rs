@@ -9,7 +9,7 @@ use contactbench::simulation::output::Staging;
 use contactbench::simulation::recorder::write_json;
 use contactbench::simulation::sweep::{check_limits, sweep, SweepKind};
 
-use super::common::{install_signal_handler, load_scenarios, replace_policy, runner, UsageError};
+use super::common::{load_scenarios, replace_policy, runner, UsageError};
 use super::out::{out, outln};
 
 /// Arguments of `contactbench sweep`.
@@ -45,7 +45,6 @@ pub struct Args {
 
 /// Runs the command; exits with 1 if a cell has no number.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    install_signal_handler();
     let scenario = load_scenarios(std::slice::from_ref(&args.scenario), &args.overrides)?.remove(0);
     let (kind, values) = if args.dt.is_empty() {
         (SweepKind::Tolerance, args.eps)

@@ -4,10 +4,12 @@
 //! The pipeline of a corpus run:
 //!
 //! ```text
-//! problem files (JSON, FCLIB, npz) ─► tasks (problem × solver, sorted) ─► shard K/N
-//!   ─► solve (capped in iterations and time) ─► metrics::compute_metrics ─► one result file per task
-//!   ─► merge every result ─► judge (one criterion, one tolerance) ─► distances to the best answer
-//!   ─► CSV / JSON / Markdown tables, Dolan-Moré performance profile (PNG, SVG)
+//! problem files (JSON, FCLIB, npz) ─► tasks (problem × solver, sorted, keyed by content
+//!   and full settings) ─► plan.json ─► shard K/N ─► solve (capped in iterations and time)
+//!   ─► metrics::compute_metrics ─► one result file per task (results/<key>.json)
+//!   ─► merge the plan's results (missing ones reported) ─► judge (one criterion, one
+//!   tolerance) ─► distances to the best answer ─► CSV / JSON / Markdown tables,
+//!   Dolan-Moré performance profile (PNG, SVG)
 //! ```
 //!
 //! It sits beside [`crate::simulation`]: both drive the solvers and measure their answers
@@ -15,6 +17,8 @@
 //! problem files. Its report (tables and the profile plot) reads only result files, so a
 //! sharded run and an unsharded one end in the same report.
 
+pub mod bench;
+pub mod plan;
 pub mod profile;
 pub mod report;
 pub mod runner;
@@ -55,6 +59,19 @@ pub enum CorpusError {
     /// No problem file, no solver or no result was found.
     #[error("{0}")]
     Empty(String),
+    /// The output was refused, is locked, cannot be written, or the run was interrupted.
+    #[error(transparent)]
+    Output(#[from] crate::output::OutputError),
+    /// Results are missing from a merge (and a partial report was not asked for).
+    #[error("{missing} of {planned} planned tasks have no result ({which}); run the missing shards, or pass --partial for a report of what is there")]
+    Incomplete {
+        /// Tasks without a result.
+        missing: usize,
+        /// Tasks in the plan.
+        planned: usize,
+        /// Which shards they belong to.
+        which: String,
+    },
     /// A plot could not be drawn.
     #[error("{path}: {message}")]
     Plot {

@@ -13,7 +13,6 @@ use serde_json::Value;
 use super::profile::{performance_ratios, plot_profile, share_within};
 use super::runner::TaskResult;
 use super::CorpusError;
-use crate::problem::io::write_atomically;
 
 /// The criterion the report judges with, when the metrics have it: the relative
 /// criterion of the ruler (dimensionless).
@@ -96,6 +95,9 @@ pub struct CorpusReport {
     pub rows: Vec<Row>,
     /// Per solver.
     pub summary: Vec<SolverSummary>,
+    /// Planned tasks without a result (`problem / solver (shard K/N)`): a partial merge.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub missing: Vec<String>,
 }
 
 /// A metric of a result by name (a top-level field of the metrics object, or
@@ -173,6 +175,7 @@ pub fn build_report(results: Vec<TaskResult>, judge: &Judge) -> CorpusReport {
         solvers,
         rows,
         summary,
+        missing: Vec::new(),
     }
 }
 
@@ -304,6 +307,19 @@ pub fn markdown(report: &CorpusReport, profile_png: Option<&str>) -> String {
     );
     if let Some(note) = &report.note {
         let _ = writeln!(out, "\nNote: {note}.");
+    }
+    if !report.missing.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n**Partial:** {} planned tasks have no result; they count as not solved:\n",
+            report.missing.len()
+        );
+        for task in report.missing.iter().take(50) {
+            let _ = writeln!(out, "- {task}");
+        }
+        if report.missing.len() > 50 {
+            let _ = writeln!(out, "- … and {} more", report.missing.len() - 50);
+        }
     }
     if !report.unreadable.is_empty() {
         let _ = writeln!(out, "\nFiles not loaded (left out of the counts):\n");
@@ -484,16 +500,24 @@ pub fn csv(report: &CorpusReport) -> Result<Vec<u8>, CorpusError> {
     })
 }
 
-/// Writes `results.csv`, `results.json`, `report.md`, `profile.png` and `profile.svg` into
-/// `out`.
-pub fn write_report(report: &CorpusReport, out: &Path) -> Result<(), CorpusError> {
-    std::fs::create_dir_all(out).map_err(|e| CorpusError::io(out, e))?;
+/// Names of the files of a corpus report.
+pub const REPORT_FILES: [&str; 5] = [
+    "results.csv",
+    "results.json",
+    "report.md",
+    "profile.png",
+    "profile.svg",
+];
+
+/// Writes the report's files ([`REPORT_FILES`]) into `dir`, a new directory (a staging
+/// directory: [`super::bench::publish_report`] puts them in place).
+pub fn write_report(report: &CorpusReport, dir: &Path) -> Result<(), CorpusError> {
     let write = |name: &str, bytes: &[u8]| {
-        let path = out.join(name);
-        write_atomically(&path, bytes).map_err(|e| CorpusError::io(&path, e))
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).map_err(|e| CorpusError::io(&path, e))
     };
     write("results.csv", &csv(report)?)?;
-    let json = serde_json::to_vec_pretty(report).map_err(|e| CorpusError::io(out, e))?;
+    let json = serde_json::to_vec_pretty(report).map_err(|e| CorpusError::io(dir, e))?;
     write("results.json", &json)?;
     let times = solved_times(&report.rows, &report.problems, &report.solvers);
     let ratios = performance_ratios(&times, report.solvers.len());
@@ -503,7 +527,7 @@ pub fn write_report(report: &CorpusReport, out: &Path) -> Result<(), CorpusError
         report.criterion,
         report.tolerance
     );
-    plot_profile(&out.join("profile"), &title, &report.solvers, &ratios)?;
+    plot_profile(&dir.join("profile"), &title, &report.solvers, &ratios)?;
     write(
         "report.md",
         markdown(report, Some("profile.png")).as_bytes(),

@@ -1,7 +1,11 @@
 //! Runs a shard's tasks in parallel (rayon), each solve capped in iterations and in time
-//! (the budget's timeout is the solver's `max_time`), every answer measured by [`crate::metrics::compute_metrics`], each
-//! result written once, atomically, to `results/<task key>.json`. A task whose result file
-//! already exists is skipped (resume after an interrupted or preempted job).
+//! (the budget's timeout is the solver's `max_time`), every answer measured by
+//! [`crate::metrics::compute_metrics`], each result written once, whole, to
+//! `results/<task key>.json` in a shared output ([`crate::output::SharedDir`]: several
+//! shards may write it at once). A task whose result file is there is skipped (resume
+//! after an interrupted or preempted job); the key follows the problem's content and the
+//! solver's full settings ([`super::tasks::Task::new`]). An interruption stops the run
+//! between tasks, keeping every result written.
 
 use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -12,25 +16,19 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::tasks::{results_dir, Task};
+pub use super::tasks::Budget;
+use super::tasks::{Task, RESULTS};
 use super::CorpusError;
 use crate::metrics::compute_metrics;
-use crate::problem::io::{read_problem, write_atomically, ProblemFile};
+use crate::output::{signal, OutputError, SharedDir};
+use crate::problem::io::{read_problem, ProblemFile};
 use crate::solvers::SolverSpec;
-
-/// Limits every solve of a corpus run shares.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Budget {
-    /// Iteration cap, replacing each solver specification's `max_iter` when given.
-    pub max_iter: Option<usize>,
-    /// Wall-time limit of one solve (s), passed to the solver as its `max_time` (it stops
-    /// with status `MaxTime`). A solve that took longer counts as not solved.
-    pub timeout: f64,
-}
 
 /// The record of one task, as written to its result file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TaskResult {
+    /// The task's key (its file name without `.json`).
+    pub key: String,
     /// The problem file, as given.
     pub problem: String,
     /// The solver specification text.
@@ -63,6 +61,7 @@ pub struct TaskResult {
 impl TaskResult {
     fn failed(task: &Task, contacts: Option<usize>, timeout: f64, error: String) -> Self {
         Self {
+            key: task.key.clone(),
             problem: task.problem.display().to_string(),
             solver: task.solver.clone(),
             solver_rank: task.solver_rank,
@@ -89,33 +88,51 @@ pub struct RunSummary {
     pub skipped: usize,
 }
 
-/// The result file of `task` under `out`.
-pub fn result_path(out: &Path, task: &Task) -> PathBuf {
-    results_dir(out).join(format!("{}.json", task.key()))
+/// The result file of `task` in a corpus output, relative to it.
+pub fn result_path(task: &Task) -> String {
+    format!("{RESULTS}/{}.json", task.key)
 }
 
 /// Runs `tasks` (already sliced to a shard) in parallel on `threads` threads (0: rayon's
-/// default), writing one result file per task under `out/results/`, skipping tasks whose
-/// file exists. Each problem is read once. `progress` is called after each task.
+/// default), writing one result file per task into `out`'s results, skipping the tasks
+/// whose result is there. A file at a task's place that is not that task's result is
+/// refused before anything runs (it is never overwritten). Each problem is read once.
+/// `progress` is called after each task. An interruption stops between tasks:
+/// [`OutputError::Interrupted`], every result written so far kept.
 pub fn run_tasks(
     tasks: &[Task],
     budget: Budget,
-    out: &Path,
+    out: &SharedDir,
     threads: usize,
     progress: &(dyn Fn(&TaskResult) + Sync),
 ) -> Result<RunSummary, CorpusError> {
-    let dir = results_dir(out);
-    std::fs::create_dir_all(&dir).map_err(|e| CorpusError::io(&dir, e))?;
-    let todo: Vec<&Task> = tasks
-        .iter()
-        .filter(|t| read_result(&result_path(out, t)).is_err())
-        .collect();
+    out.dir(RESULTS)?;
+    let mut todo: Vec<&Task> = Vec::new();
+    for task in tasks {
+        let path = out.path().join(result_path(task));
+        if std::fs::symlink_metadata(&path).is_err() {
+            todo.push(task);
+            continue;
+        }
+        match read_result(&path) {
+            Ok(result) if result.key == task.key => {}
+            _ => {
+                return Err(OutputError::Refused {
+                    path: path.display().to_string(),
+                    message: "is not the result contactbench wrote for this task; it is never \
+                              overwritten: move it away"
+                        .into(),
+                }
+                .into())
+            }
+        }
+    }
     let skipped = tasks.len() - todo.len();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
-        .map_err(|e| CorpusError::io(out, e))?;
-    pool.install(|| {
+        .map_err(|e| CorpusError::io(out.path(), e))?;
+    let ran = pool.install(|| {
         let mut paths: Vec<&PathBuf> = todo.iter().map(|t| &t.problem).collect();
         paths.sort();
         paths.dedup();
@@ -125,6 +142,9 @@ pub fn run_tasks(
             .collect();
         todo.par_iter()
             .map(|task| {
+                if signal::requested() {
+                    return Ok(0);
+                }
                 let problem = match problems.get(&task.problem) {
                     Some(loaded) => loaded.as_ref().as_ref().map_err(Clone::clone),
                     None => Err("not loaded".to_string()),
@@ -132,17 +152,19 @@ pub fn run_tasks(
                 let result = run_task(task, problem, budget);
                 let bytes = serde_json::to_vec_pretty(&result)
                     .map_err(|e| CorpusError::io(&task.problem, e))?;
-                let path = result_path(out, task);
-                write_atomically(&path, &bytes).map_err(|e| CorpusError::io(&path, e))?;
+                out.write(&result_path(task), &bytes, false)?;
                 progress(&result);
-                Ok(())
+                Ok(1)
             })
-            .collect::<Result<Vec<()>, CorpusError>>()
+            .sum::<Result<usize, CorpusError>>()
     })?;
-    Ok(RunSummary {
-        ran: todo.len(),
-        skipped,
-    })
+    if signal::requested() {
+        return Err(OutputError::Interrupted {
+            path: out.path().display().to_string(),
+        }
+        .into());
+    }
+    Ok(RunSummary { ran, skipped })
 }
 
 /// Solves one task; a problem that did not load, a solver that cannot be built, refuses
@@ -159,10 +181,7 @@ pub fn run_task(task: &Task, problem: Result<&ProblemFile, String>, budget: Budg
         Ok(spec) => spec,
         Err(e) => return fail(e.to_string()),
     };
-    if let Some(max_iter) = budget.max_iter {
-        spec.settings.max_iter = max_iter;
-    }
-    spec.settings.max_time = Some(solver_time_limit(spec.settings.max_time, budget.timeout));
+    budget.apply(&mut spec);
     let mut solver = match spec.build() {
         Ok(solver) => solver,
         Err(e) => return fail(e.to_string()),
@@ -174,6 +193,7 @@ pub fn run_task(task: &Task, problem: Result<&ProblemFile, String>, budget: Budg
     };
     let metrics = serde_json::to_value(compute_metrics(problem, &report.lambda)).ok();
     TaskResult {
+        key: task.key.clone(),
         problem: task.problem.display().to_string(),
         solver: task.solver.clone(),
         solver_rank: task.solver_rank,
@@ -190,14 +210,6 @@ pub fn run_task(task: &Task, problem: Result<&ProblemFile, String>, budget: Budg
     }
 }
 
-/// The solver's own `max_time` under a corpus budget: the timeout, or the specification's
-/// own limit when it is smaller. The solver then stops itself with status `MaxTime` at the
-/// budget (checked once per iteration) instead of running past it; the report still judges
-/// the measured time against the timeout.
-fn solver_time_limit(own: Option<f64>, timeout: f64) -> f64 {
-    own.map_or(timeout, |t| t.min(timeout))
-}
-
 /// Reads one result file.
 pub fn read_result(path: &Path) -> Result<TaskResult, CorpusError> {
     let text = std::fs::read_to_string(path).map_err(|e| CorpusError::io(path, e))?;
@@ -205,32 +217,4 @@ pub fn read_result(path: &Path) -> Result<TaskResult, CorpusError> {
         path: path.to_path_buf(),
         message: e.to_string(),
     })
-}
-
-/// Every result file under each `dir/results/`, sorted by problem then solver rank. The
-/// same task found twice (two output directories) is kept once.
-pub fn load_results(dirs: &[PathBuf]) -> Result<Vec<TaskResult>, CorpusError> {
-    let mut results: BTreeMap<(String, usize, String), TaskResult> = BTreeMap::new();
-    for dir in dirs {
-        let results_dir = results_dir(dir);
-        let entries =
-            std::fs::read_dir(&results_dir).map_err(|e| CorpusError::io(&results_dir, e))?;
-        for entry in entries {
-            let path = entry.map_err(|e| CorpusError::io(&results_dir, e))?.path();
-            if path.extension().is_some_and(|e| e == "json") {
-                let r = read_result(&path)?;
-                results.insert((r.problem.clone(), r.solver_rank, r.solver.clone()), r);
-            }
-        }
-    }
-    if results.is_empty() {
-        return Err(CorpusError::Empty(format!(
-            "no result file under {}",
-            dirs.iter()
-                .map(|d| results_dir(d).display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        )));
-    }
-    Ok(results.into_values().collect())
 }

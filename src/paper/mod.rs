@@ -237,9 +237,9 @@ pub fn run_paper_with(
     } else {
         Replace::Never
     };
-    let staging = Staging::create(out, replace)?;
+    let staging = Staging::create(out, replace).map_err(RecordError::from)?;
     let lines = write_all(staging.path(), &chosen, options, extra_solvers)?;
-    let out = staging.publish()?;
+    let out = staging.publish().map_err(RecordError::from)?;
     Ok(PaperOutcome {
         summary: out.join("README.md"),
         lines,

@@ -8,7 +8,7 @@
 //! object with `lambda`.
 
 use std::fs;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use nalgebra::DVector;
@@ -231,26 +231,17 @@ pub fn read_lambda(path: &Path) -> Result<DVector<f64>, ProblemFileError> {
     })
 }
 
-/// Writes `bytes` to `path` via a temporary file in the same directory and a rename, so a
-/// reader never sees a half-written file.
+/// Writes `bytes` to `path` whole, replacing a regular file but never writing through a
+/// symbolic link ([`crate::output::write_file`]): a reader never sees a half-written file.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), ProblemFileError> {
-    let io = |error| ProblemFileError::Io {
+    crate::output::write_file(path, bytes, true).map_err(|e| ProblemFileError::Io {
         path: path.to_path_buf(),
-        error,
-    };
-    let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned());
-    let tmp = path.with_file_name(format!(
-        ".{}.tmp-{}",
-        file_name.unwrap_or_else(|| "problem".into()),
-        std::process::id()
-    ));
-    let mut file = fs::File::create(&tmp).map_err(io)?;
-    file.write_all(bytes).map_err(io)?;
-    file.sync_all().map_err(io)?;
-    drop(file);
-    fs::rename(&tmp, path).map_err(|e| {
-        let _ = fs::remove_file(&tmp);
-        io(e)
+        error: match e {
+            crate::output::OutputError::Io { error, .. }
+            | crate::output::OutputError::Unwritable { error, .. } => error,
+            crate::output::OutputError::Refused { message, .. } => std::io::Error::other(message),
+            other => std::io::Error::other(other.to_string()),
+        },
     })
 }
 

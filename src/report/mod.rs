@@ -5,6 +5,7 @@
 pub mod axis;
 pub mod chart;
 pub mod plots;
+pub mod stream;
 pub mod style;
 pub mod tables;
 
@@ -12,7 +13,8 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
-use crate::simulation::output::{ResultsManifest, Staging};
+use crate::output::{Replace, Staging};
+use crate::simulation::output::ResultsManifest;
 use crate::simulation::recorder::RecordError;
 
 /// Why a report could not be made.
@@ -37,15 +39,23 @@ pub enum ReportError {
 /// Name of the report's directory inside the results directory.
 pub const REPORT_DIR: &str = "report";
 
-/// Makes `results/report/` (replacing an older one): per scenario, the plots of
-/// [`plots::scenario_plots`] as PNG and SVG, and `report.md` with a summary table per
-/// scenario and links to the plots. Returns the path of `report.md`.
+/// Makes `results/report/` (replacing an older one of ours): [`make_report_with`] with
+/// [`Replace::Ours`].
 pub fn make_report(results: &Path) -> Result<PathBuf, ReportError> {
+    make_report_with(results, Replace::Ours)
+}
+
+/// Makes `results/report/`, an output nested in the results (which must carry
+/// contactbench's marker: a report is never written into a folder contactbench did not
+/// write): per scenario, the plots of [`plots::scenario_plots`] as PNG and SVG, and
+/// `report.md` with a summary table per scenario and links to the plots. `replace` says
+/// whether an earlier report of ours may be replaced. Returns the path of `report.md`.
+pub fn make_report_with(results: &Path, replace: Replace) -> Result<PathBuf, ReportError> {
     let manifest = ResultsManifest::read(results)?;
     if manifest.runs.is_empty() {
         return Err(ReportError::Empty(results.display().to_string()));
     }
-    let staging = Staging::new(&results.join(REPORT_DIR))?;
+    let staging = Staging::nested(results, REPORT_DIR, replace).map_err(RecordError::from)?;
     let mut markdown = String::from("# contactbench report\n");
     for scenario in manifest.scenarios() {
         let runs: Vec<_> = manifest
@@ -68,6 +78,6 @@ pub fn make_report(results: &Path) -> Result<PathBuf, ReportError> {
         path: md_path.display().to_string(),
         error,
     })?;
-    let dir = staging.publish()?;
+    let dir = staging.publish().map_err(RecordError::from)?;
     Ok(dir.join("report.md"))
 }

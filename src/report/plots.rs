@@ -1,96 +1,161 @@
-//! Plots of a scenario's runs (`contactbench report`): mechanical energy (as the
+//! Plots of a scenario's runs (`contactbench report`), read in bounded memory: mechanical energy (as the
 //! difference from the analytical curve when there is one), base trajectory (top view
 //! with equal aspect, and height), NCP criterion on a log axis (only at steps with
 //! contacts), total normal contact force and solver-time box plots on a log axis. Drawn
 //! with [`super::chart`], so that every solver keeps its style.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::axis::Scale;
 use super::chart::{render, BoxChart, BoxGroup, BoxSpec, Curve, Figure, LineChart, Panel};
+use super::stream::{CsvRows, Decimator, Quantiles};
 use super::style::{label_style, ANALYTICAL};
 use super::ReportError;
 use crate::simulation::output::RunEntry;
-use crate::simulation::recorder::{columns, read_columns};
+use crate::simulation::recorder::columns;
 
-/// The recorded columns of one run.
+/// What the plots need of one run, read in one pass over its CSV files and reduced as
+/// it is read ([`super::stream`]): memory does not grow with the number of steps.
 pub struct RunData {
     /// Legend label.
     pub label: String,
-    /// Columns of `steps.csv`.
-    pub steps: BTreeMap<String, Vec<f64>>,
-    /// Columns of `contacts.csv`.
-    pub contacts: BTreeMap<String, Vec<f64>>,
+    /// Mechanical energy against time (J).
+    pub energy: Vec<(f64, f64)>,
+    /// Mechanical minus analytical energy against time (J); empty without an analytical
+    /// energy.
+    pub energy_gap: Vec<(f64, f64)>,
+    /// Base position, top view (m).
+    pub top_view: Vec<(f64, f64)>,
+    /// Base height against time (m).
+    pub height: Vec<(f64, f64)>,
+    /// NCP criterion against time at steps with contacts, NaN elsewhere (a gap).
+    pub ncp_criterion: Vec<(f64, f64)>,
+    /// `Σ λ_N / Δt` (N) per step after the first, at the step's time (0 without contact).
+    pub normal_force: Vec<(f64, f64)>,
+    /// Solver wall times (µs) of the steps with contacts, as quantile samples.
+    pub solve_times_us: Vec<f64>,
+    /// First and last recorded time (s).
+    pub time_span: Option<(f64, f64)>,
 }
 
+/// Quantile samples kept for a box plot.
+const BOX_SAMPLES: usize = 2001;
+
 impl RunData {
-    /// Reads a run directory (`steps.csv`, `contacts.csv`; a missing file gives no column).
-    pub fn read(dir: &Path, label: String) -> Result<Self, ReportError> {
-        let read = |name: &str| {
-            let path = dir.join(name);
-            if path.is_file() {
-                read_columns(&path)
-            } else {
-                Ok(BTreeMap::new())
+    /// Reads a run directory (`steps.csv`, `contacts.csv`; a missing file gives nothing)
+    /// whose time step is `dt`.
+    pub fn read(dir: &Path, label: String, dt: f64) -> Result<Self, ReportError> {
+        let steps_path = dir.join("steps.csv");
+        let mut data = Self {
+            label,
+            energy: Vec::new(),
+            energy_gap: Vec::new(),
+            top_view: Vec::new(),
+            height: Vec::new(),
+            ncp_criterion: Vec::new(),
+            normal_force: Vec::new(),
+            solve_times_us: Vec::new(),
+            time_span: None,
+        };
+        if !steps_path.is_file() {
+            return Ok(data);
+        }
+        let mut steps = CsvRows::open(
+            &steps_path,
+            &[
+                columns::STEP,
+                columns::TIME,
+                columns::MECHANICAL_ENERGY,
+                columns::ANALYTICAL_ENERGY,
+                columns::BASE[0],
+                columns::BASE[1],
+                columns::BASE[2],
+                "ncp_criterion",
+                columns::NUM_CONTACTS,
+                columns::SOLVE_TIME,
+            ],
+        )?;
+        let mut forces = ContactForces::open(&dir.join("contacts.csv"))?;
+        let mut curves: [Decimator; 6] = Default::default();
+        let mut times = Quantiles::default();
+        let mut row = [0.0; 10];
+        let mut first = true;
+        while steps.next_into(&mut row)? {
+            let [step, t, energy, analytical, x, y, z, ncp, contacts, solve] = row;
+            data.time_span = Some(data.time_span.map_or((t, t), |(a, _)| (a, t)));
+            curves[0].push(t, energy);
+            if analytical.is_finite() {
+                curves[1].push(t, energy - analytical);
             }
+            curves[2].push(x, y);
+            curves[3].push(t, z);
+            curves[4].push(t, if contacts > 0.0 { ncp } else { f64::NAN });
+            if contacts > 0.0 {
+                times.push(solve * 1e6);
+            }
+            let total = forces.total_of(step)?;
+            if !first {
+                curves[5].push(t, total / dt);
+            }
+            first = false;
+        }
+        let [energy, gap, top, height, ncp, force] = curves.map(|c| c.points());
+        data.energy = energy;
+        data.energy_gap = gap;
+        data.top_view = top;
+        data.height = height;
+        data.ncp_criterion = ncp;
+        data.normal_force = force;
+        data.solve_times_us = times.samples(BOX_SAMPLES);
+        Ok(data)
+    }
+}
+
+/// `contacts.csv` read alongside `steps.csv`: the sum of `λ_N` of each step (the rows
+/// come in step order).
+struct ContactForces {
+    rows: Option<CsvRows>,
+    pending: Option<(f64, f64)>,
+}
+
+impl ContactForces {
+    fn open(path: &Path) -> Result<Self, ReportError> {
+        let rows = if path.is_file() {
+            Some(CsvRows::open(path, &[columns::STEP, columns::LAMBDA[2]])?)
+        } else {
+            None
         };
         Ok(Self {
-            label,
-            steps: read("steps.csv")?,
-            contacts: read("contacts.csv")?,
+            rows,
+            pending: None,
         })
     }
 
-    /// A column of `steps.csv` (empty when absent).
-    pub fn column(&self, name: &str) -> &[f64] {
-        self.steps.get(name).map_or(&[], Vec::as_slice)
-    }
-
-    /// `(x, y)` pairs of two columns.
-    pub fn curve(&self, x: &str, y: &str) -> Vec<(f64, f64)> {
-        self.column(x)
-            .iter()
-            .zip(self.column(y))
-            .map(|(a, b)| (*a, *b))
-            .collect()
-    }
-
-    /// `(time, y)` at steps with contacts, NaN elsewhere (a gap in the plot).
-    pub fn contact_curve(&self, y: &str) -> Vec<(f64, f64)> {
-        self.column(columns::TIME)
-            .iter()
-            .zip(self.column(y))
-            .zip(self.column(columns::NUM_CONTACTS))
-            .map(|((t, v), n)| (*t, if *n > 0.0 { *v } else { f64::NAN }))
-            .collect()
-    }
-
-    /// `Σ λ_N / Δt` (N) per step, at the step's time (0 at steps without contact).
-    pub fn normal_force(&self, dt: f64) -> Vec<(f64, f64)> {
-        let empty = Vec::new();
-        let steps = self.contacts.get(columns::STEP).unwrap_or(&empty);
-        let lambda_n = self.contacts.get(columns::LAMBDA[2]).unwrap_or(&empty);
-        let mut total: BTreeMap<usize, f64> = BTreeMap::new();
-        for (s, l) in steps.iter().zip(lambda_n) {
-            *total.entry(*s as usize).or_default() += l / dt;
+    /// `Σ λ_N` of the rows of `step` (rows of earlier steps are passed over).
+    fn total_of(&mut self, step: f64) -> Result<f64, ReportError> {
+        let Some(rows) = self.rows.as_mut() else {
+            return Ok(0.0);
+        };
+        let mut total = 0.0;
+        loop {
+            let (s, lambda_n) = match self.pending.take() {
+                Some(p) => p,
+                None => {
+                    let mut row = [0.0; 2];
+                    if !rows.next_into(&mut row)? {
+                        return Ok(total);
+                    }
+                    (row[0], row[1])
+                }
+            };
+            if s > step {
+                self.pending = Some((s, lambda_n));
+                return Ok(total);
+            }
+            if s == step && lambda_n.is_finite() {
+                total += lambda_n;
+            }
         }
-        self.column(columns::STEP)
-            .iter()
-            .zip(self.column(columns::TIME))
-            .skip(1)
-            .map(|(s, t)| (*t, total.get(&(*s as usize)).copied().unwrap_or(0.0)))
-            .collect()
-    }
-
-    /// Solver wall times (µs) of the steps with contacts.
-    pub fn solve_times_us(&self) -> Vec<f64> {
-        self.column(columns::SOLVE_TIME)
-            .iter()
-            .zip(self.column(columns::NUM_CONTACTS))
-            .filter(|(_, n)| **n > 0.0)
-            .map(|(t, _)| t * 1e6)
-            .collect()
     }
 }
 
@@ -116,39 +181,21 @@ fn labels(runs: &[&RunEntry]) -> Vec<String> {
 /// The energy figure: `E − E_analytical` when the runs have an analytical curve (the
 /// gap is what matters; `E` itself is dominated by the potential energy), else `E`.
 pub fn energy_chart(title: String, data: &[RunData]) -> LineChart {
-    let has_analytical = data.iter().any(|d| {
-        d.column(columns::ANALYTICAL_ENERGY)
-            .iter()
-            .any(|v| v.is_finite())
-    });
+    let has_analytical = data.iter().any(|d| !d.energy_gap.is_empty());
     let curves = if has_analytical {
+        let span = data.first().and_then(|d| d.time_span);
         data.iter()
-            .map(|d| {
-                let points = d
-                    .column(columns::TIME)
-                    .iter()
-                    .zip(d.column(columns::MECHANICAL_ENERGY))
-                    .zip(d.column(columns::ANALYTICAL_ENERGY))
-                    .map(|((t, e), a)| (*t, e - a))
-                    .collect();
-                Curve::new(d.label.clone(), points)
-            })
+            .map(|d| Curve::new(d.label.clone(), d.energy_gap.clone()))
             .chain(std::iter::once(Curve::styled(
                 "analytical (0)",
-                data.first()
-                    .map(|d| d.column(columns::TIME).iter().map(|t| (*t, 0.0)).collect())
+                span.map(|(a, b)| vec![(a, 0.0), (b, 0.0)])
                     .unwrap_or_default(),
                 ANALYTICAL,
             )))
             .collect()
     } else {
         data.iter()
-            .map(|d| {
-                Curve::new(
-                    d.label.clone(),
-                    d.curve(columns::TIME, columns::MECHANICAL_ENERGY),
-                )
-            })
+            .map(|d| Curve::new(d.label.clone(), d.energy.clone()))
             .collect()
     };
     LineChart {
@@ -174,9 +221,8 @@ pub fn scenario_plots(
     let data: Vec<RunData> = runs
         .iter()
         .zip(labels(runs))
-        .map(|(r, label)| RunData::read(&results.join(&r.path), label))
+        .map(|(r, label)| RunData::read(&results.join(&r.path), label, r.summary.dt))
         .collect::<Result<_, _>>()?;
-    let dt = runs.first().map_or(1e-3, |r| r.summary.dt);
     let stem = |what: &str| format!("{}_{what}", crate::simulation::output::sanitize(scenario));
     let mut files = Vec::new();
     let mut add = |title: String, what: &str, figure: Figure| -> Result<(), ReportError> {
@@ -198,7 +244,7 @@ pub fn scenario_plots(
         y_label: "y (m)".into(),
         curves: data
             .iter()
-            .map(|d| Curve::new(d.label.clone(), d.curve(columns::BASE[0], columns::BASE[1])))
+            .map(|d| Curve::new(d.label.clone(), d.top_view.clone()))
             .collect(),
         equal_aspect: true,
         ..Default::default()
@@ -209,7 +255,7 @@ pub fn scenario_plots(
         y_label: "z (m)".into(),
         curves: data
             .iter()
-            .map(|d| Curve::new(d.label.clone(), d.curve(columns::TIME, columns::BASE[2])))
+            .map(|d| Curve::new(d.label.clone(), d.height.clone()))
             .collect(),
         ..Default::default()
     };
@@ -231,7 +277,7 @@ pub fn scenario_plots(
             y_scale: Scale::Log,
             curves: data
                 .iter()
-                .map(|d| Curve::new(d.label.clone(), d.contact_curve("ncp_criterion")))
+                .map(|d| Curve::new(d.label.clone(), d.ncp_criterion.clone()))
                 .collect(),
             ..Default::default()
         })),
@@ -247,7 +293,7 @@ pub fn scenario_plots(
             y_label: "Σ λ_N / Δt (N)".into(),
             curves: data
                 .iter()
-                .map(|d| Curve::new(d.label.clone(), d.normal_force(dt)))
+                .map(|d| Curve::new(d.label.clone(), d.normal_force.clone()))
                 .collect(),
             ..Default::default()
         })),
@@ -266,7 +312,7 @@ pub fn scenario_plots(
                 .map(|d| BoxGroup {
                     label: d.label.clone(),
                     boxes: vec![BoxSpec {
-                        samples: d.solve_times_us(),
+                        samples: d.solve_times_us.clone(),
                         color: label_style(&d.label).color,
                         filled: true,
                     }],

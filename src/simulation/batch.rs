@@ -198,7 +198,7 @@ pub fn run_batch(
 ) -> Result<ResultsManifest, RecordError> {
     let staging = Staging::create(out, replace)?;
     let runs = run_jobs(jobs, staging.path(), runner, progress)?;
-    let manifest = ResultsManifest { runs };
+    let manifest = ResultsManifest { runs, shard: None };
     manifest.write(staging.path())?;
     staging.publish()?;
     Ok(manifest)

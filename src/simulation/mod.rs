@@ -10,6 +10,7 @@ pub mod params;
 pub mod recorder;
 pub mod runner;
 pub mod scenario;
+pub mod shards;
 pub mod step;
 pub mod sweep;
 pub mod timing;
