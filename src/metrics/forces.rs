@@ -37,9 +37,8 @@ use std::cell::RefCell;
 use nalgebra::{DMatrix, DVector, Vector3};
 use serde::{Deserialize, Serialize};
 
-use crate::problem::{cones, contact_vector, ContactProblem};
+use crate::problem::{cones, contact_vector, ContactModel, ContactProblem};
 use crate::solvers::conic::{ConicLimits, ConicProgram};
-use crate::solvers::ContactModel;
 
 /// Eigenvalues of `J Jᵀ` at most this fraction of its trace `‖J‖²_F` span `null(Jᵀ)`
 /// (singular values below about `1e-6 σ_max`; the tests' eigen-decomposition reference

@@ -24,10 +24,9 @@ use super::conic::{
 use super::shell::{Algorithm, Shell, SolveCall};
 use super::support::{all_finite, model_criteria, passes};
 use super::{
-    parse_params, ContactModel, ContactSolver, SolveReport, SolveStatus, SolverError, SolverId,
-    SolverSettings,
+    parse_params, ContactSolver, SolveReport, SolveStatus, SolverError, SolverId, SolverSettings,
 };
-use crate::problem::ContactProblem;
+use crate::problem::{ContactModel, ContactProblem};
 
 /// ccp-ipm has no parameters of its own.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

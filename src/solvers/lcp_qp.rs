@@ -36,11 +36,10 @@ use super::shell::{Algorithm, Shell, SolveCall};
 use super::stagproj::SubproblemParams;
 use super::support::{iterate_status, model_criteria, relative_step, stopping_status};
 use super::{
-    parse_params, ContactModel, ContactSolver, SolveReport, SolveStatus, SolverError, SolverId,
-    SolverSettings,
+    parse_params, ContactSolver, SolveReport, SolveStatus, SolverError, SolverId, SolverSettings,
 };
 use crate::problem::cones::pyramid_correction;
-use crate::problem::{contact_vector, set_contact_vector, ContactProblem};
+use crate::problem::{contact_vector, set_contact_vector, ContactModel, ContactProblem};
 
 /// The lcp-qp algorithm (module doc), with its parameters.
 #[derive(Debug, Clone)]

@@ -33,10 +33,9 @@ use super::conic::{
 use super::shell::{Algorithm, Shell, SolveCall};
 use super::support::{iterate_status, model_criteria, relative_step, stopping_status};
 use super::{
-    parse_params, ContactModel, ContactSolver, SolveReport, SolveStatus, SolverError, SolverId,
-    SolverSettings,
+    parse_params, ContactSolver, SolveReport, SolveStatus, SolverError, SolverId, SolverSettings,
 };
-use crate::problem::ContactProblem;
+use crate::problem::{ContactModel, ContactProblem};
 
 /// Parameters of the solvers built on clarabel sub-problems (lcp-qp, the staggered
 /// projections).
