@@ -23,7 +23,7 @@
 //! internal force answer has spurious 0; a pushed cube at stiction has a required part
 //! (unequal friction forces keep it from rotating).
 //!
-//! The SOCP is solved by clarabel (`solvers/conic.rs`) in units where `λ_s = ‖λ‖∞` and
+//! The SOCP is solved by clarabel (`problem/conic.rs`) in units where `λ_s = ‖λ‖∞` and
 //! `v_s = ‖g‖∞` are 1 (about 0.3 ms for a cube's 4 contacts). It runs at record time,
 //! never inside a solver, and not at all when the total is at most `1e-9 ‖λ‖∞` (then
 //! required is 0 and spurious the total). Clarabel often ends `AlmostSolved` (its reduced
@@ -37,8 +37,8 @@ use std::cell::RefCell;
 use nalgebra::{DMatrix, DVector, Vector3};
 use serde::{Deserialize, Serialize};
 
+use crate::problem::conic::{ConicLimits, ConicProgram};
 use crate::problem::{cones, contact_vector, ContactModel, ContactProblem};
-use crate::solvers::conic::{ConicLimits, ConicProgram};
 
 /// Eigenvalues of `J Jᵀ` at most this fraction of its trace `‖J‖²_F` span `null(Jᵀ)`
 /// (singular values below about `1e-6 σ_max`; the tests' eigen-decomposition reference

@@ -8,6 +8,7 @@
 
 pub mod build;
 pub mod cones;
+pub(crate) mod conic;
 pub mod fclib;
 pub mod generators;
 pub mod io;
