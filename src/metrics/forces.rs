@@ -38,7 +38,7 @@ use serde::{Deserialize, Serialize};
 use crate::problem::conic::{ConicLimits, ConicProgram};
 use crate::problem::{cones, contact_vector, ContactModel, ContactProblem};
 
-use super::null_space::{with_workspace, NullSpaceWorkspace};
+use super::null_space::{null_space_of_transpose, with_workspace, NullSpaceWorkspace};
 /// A contact whose corrected velocity is at most this fraction of `v_s` is at rest.
 const AT_REST: f64 = 1e-4;
 /// A total internal force at most this fraction of `‖λ‖∞` is not split (an exact answer
@@ -125,18 +125,23 @@ pub fn internal_force_split(
     model: ContactModel,
 ) -> Option<InternalForces> {
     split_internal_forces(problem, lambda, model, Shortcut::WhenUnconstrained)
-        .map(|(split, _)| split)
 }
 
-/// How the split was found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum SplitPath {
-    /// The total is negligible: nothing to split.
-    Negligible,
-    /// The unconstrained minimizer is feasible.
-    Shortcut,
-    /// Clarabel solved the SOCP.
-    Clarabel,
+/// [`internal_force_split`] with clarabel on every SOCP, never the shortcut of its
+/// unconstrained minimizer: the reference the shortcut is checked against
+/// (tests/solvers_internal_forces.rs).
+pub fn internal_force_split_by_socp(
+    problem: &ContactProblem,
+    lambda: &DVector<f64>,
+    model: ContactModel,
+) -> Option<InternalForces> {
+    split_internal_forces(problem, lambda, model, Shortcut::Never)
+}
+
+/// An orthonormal basis (columns) of `null(Jᵀ)`, the directions of the forces that change
+/// no velocity; empty when `J` has full row rank (Solo-12's four feet).
+pub fn internal_force_directions(jacobian: &DMatrix<f64>) -> DMatrix<f64> {
+    null_space_of_transpose(jacobian)
 }
 
 /// Whether the SOCP may be skipped when its unconstrained minimizer is feasible.
@@ -144,8 +149,7 @@ enum SplitPath {
 enum Shortcut {
     /// Skip clarabel when `z = −q` satisfies every constraint.
     WhenUnconstrained,
-    /// Always solve the SOCP with clarabel (the reference of the tests).
-    #[cfg_attr(not(test), allow(dead_code))]
+    /// Always solve the SOCP with clarabel ([`internal_force_split_by_socp`]).
     Never,
 }
 
@@ -155,7 +159,7 @@ fn split_internal_forces(
     lambda: &DVector<f64>,
     model: ContactModel,
     shortcut: Shortcut,
-) -> Option<(InternalForces, SplitPath)> {
+) -> Option<InternalForces> {
     split_at_velocity(problem, lambda, &problem.velocity(lambda), model, shortcut)
 }
 
@@ -167,7 +171,7 @@ pub(crate) fn internal_force_split_at(
     c: &DVector<f64>,
     model: ContactModel,
 ) -> Option<InternalForces> {
-    split_at_velocity(problem, lambda, c, model, Shortcut::WhenUnconstrained).map(|(s, _)| s)
+    split_at_velocity(problem, lambda, c, model, Shortcut::WhenUnconstrained)
 }
 
 /// [`split_internal_forces`] at the velocity `c` of `λ`.
@@ -177,7 +181,7 @@ fn split_at_velocity(
     c: &DVector<f64>,
     model: ContactModel,
     shortcut: Shortcut,
-) -> Option<(InternalForces, SplitPath)> {
+) -> Option<InternalForces> {
     let jacobian = problem.jacobian()?;
     if !(lambda.iter().all(|x| x.is_finite()) && c.iter().all(|x| x.is_finite())) {
         return None;
@@ -199,7 +203,7 @@ fn split_with(
     shortcut: Shortcut,
     workspace: &mut NullSpaceWorkspace,
     q: &mut Vec<f64>,
-) -> Option<(InternalForces, SplitPath)> {
+) -> Option<InternalForces> {
     workspace.project(lambda.as_slice(), q);
     let impulse_scale = amax(lambda.as_slice());
     let total = norm(q);
@@ -210,7 +214,7 @@ fn split_with(
             required: 0.0,
             spurious: total,
         };
-        return Some((split, SplitPath::Negligible));
+        return Some(split);
     }
     let velocity_scale = problem.velocity_scale().max(amax(c.as_slice()));
     // Dimensionless: λ̃ = λ / λ_s, ĉ̃ = ĉ / v_s; z is in units of λ_s.
@@ -249,7 +253,7 @@ fn split_with(
                 required: 0.0,
                 spurious: norm(q) * impulse_scale,
             };
-            return Some((split, SplitPath::Shortcut));
+            return Some(split);
         }
     }
     let null = workspace.basis();
@@ -260,7 +264,7 @@ fn split_with(
         required: (&q + &z).norm() * impulse_scale,
         spurious: z.norm() * impulse_scale,
     };
-    Some((split, SplitPath::Clarabel))
+    Some(split)
 }
 
 /// One contact's constraints on `λ̃'_i = λ̃_i + N_i z` (module doc), dimensionless.
@@ -382,108 +386,23 @@ fn add_cone(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::metrics::null_space::null_space_of_transpose;
     use crate::problem::generators::cube_on_plane;
 
     #[test]
-    fn an_even_split_needs_no_internal_force_and_an_added_one_is_spurious() {
-        // A 1 kg cube resting on 4 corners: the even split of the weight has no internal
-        // force; adding a self-cancelling force (a null-space direction of Jᵀ) is spurious.
+    fn cube_weight_split_evenly_has_no_internal_forces() {
         let Ok(p) = cube_on_plane(1.0, 0.1, 0.5, 0.0, 1e-3) else {
-            panic!("valid cube");
+            panic!("valid cube problem");
         };
-        let Some(lambda) = exact_answer(&p) else {
-            panic!("ncp-admm solves the cube");
-        };
-        let Some(even) = internal_force_split(&p, &lambda, ContactModel::Ncp) else {
-            panic!("split computed");
-        };
-        assert!(even.total < 1e-9 * lambda.amax(), "{even:?}");
-        let Some(jacobian) = p.jacobian() else {
-            panic!("the cube has J");
-        };
-        let null = null_space_of_transpose(jacobian);
-        assert_eq!(null.ncols(), 6);
-        let added = 0.05 * lambda.amax();
-        let pushed = &lambda + null.column(0) * added;
-        let Some(split) = internal_force_split(&p, &pushed, ContactModel::Ncp) else {
-            panic!("split computed");
-        };
-        assert!((split.total - added).abs() < 1e-9 * added, "{split:?}");
-        assert!(split.required < 1e-6 * added, "{split:?}");
-        assert!((split.spurious - added).abs() < 1e-6 * added, "{split:?}");
-    }
-
-    #[test]
-    fn the_shortcut_gives_the_socp_answer() {
-        // Cubes at rest, pushed at stiction and sliding (mu 0.5, 1 kg, pushes of 0, 3 and
-        // 8 N), each exact answer plus seeded null-space forces of 0.1 %, 5 % and 50 % of
-        // ‖λ‖∞, for the NCP and LCP models: the split with the shortcut equals clarabel's
-        // on every case to 1e-8 ‖λ‖∞ (clarabel's dimensionless tolerance is 1e-10), and
-        // both paths are taken.
-        use rand::{RngExt, SeedableRng};
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
-        let (mut shortcuts, mut socps, mut worst) = (0, 0, 0.0_f64);
-        for push in [0.0, 3.0, 8.0] {
-            let Ok(p) = cube_on_plane(1.0, 0.1, 0.5, push, 1e-3) else {
-                panic!("valid cube");
-            };
-            let Some(lambda) = exact_answer(&p) else {
-                panic!("ncp-admm solves the cube");
-            };
-            let Some(jacobian) = p.jacobian() else {
-                panic!("the cube has J");
-            };
-            let null = null_space_of_transpose(jacobian);
-            for size in [1e-3, 5e-2, 0.5] {
-                for _ in 0..4 {
-                    let coefficients =
-                        DVector::from_fn(null.ncols(), |_, _| rng.random_range(-1.0..1.0));
-                    let added = &null * coefficients.normalize() * (size * lambda.amax());
-                    let answer = &lambda + added;
-                    for model in [ContactModel::Ncp, ContactModel::Lcp] {
-                        let fast =
-                            split_internal_forces(&p, &answer, model, Shortcut::WhenUnconstrained);
-                        let reference = split_internal_forces(&p, &answer, model, Shortcut::Never);
-                        let (Some((fast, path)), Some((reference, _))) = (fast, reference) else {
-                            panic!("split computed: push {push}, size {size}, {model:?}");
-                        };
-                        let scale = answer.amax();
-                        let gap = ((fast.required - reference.required).abs())
-                            .max((fast.spurious - reference.spurious).abs())
-                            / scale;
-                        worst = worst.max(gap);
-                        assert!(
-                            gap <= 1e-8,
-                            "push {push}, size {size}, {model:?}: {fast:?} vs {reference:?}"
-                        );
-                        assert_eq!(fast.total, reference.total);
-                        match path {
-                            SplitPath::Shortcut => shortcuts += 1,
-                            SplitPath::Clarabel => socps += 1,
-                            SplitPath::Negligible => {}
-                        }
-                    }
-                }
-            }
-        }
-        println!("shortcut {shortcuts}, SOCP {socps}, largest gap {worst:e} of ‖λ‖∞");
-        assert!(
-            shortcuts > 0 && socps > 0,
-            "{shortcuts} shortcuts, {socps} SOCPs"
-        );
-    }
-
-    /// The NCP answer of a problem by ncp-admm at a tight tolerance.
-    fn exact_answer(p: &ContactProblem) -> Option<DVector<f64>> {
-        let settings = crate::solvers::SolverSettings {
-            eps_rel: 1e-12,
-            ..Default::default()
-        };
-        let mut solver = crate::solvers::SolverId::NcpAdmm
-            .build(settings, &serde_json::Map::new())
-            .ok()?;
-        let report = solver.solve(p, None).ok()?;
-        report.status.is_converged().then_some(report.lambda)
+        let even = DVector::from_fn(12, |i, _| if i % 3 == 2 { 0.25 } else { 0.0 });
+        let internal = internal_forces(&p, &even);
+        assert!(internal.is_some_and(|f| f < 1e-12));
+        // Pushing two diagonal corners and pulling the others changes no velocity.
+        let twisted = DVector::from_fn(12, |i, _| match i {
+            2 | 8 => 1.0,
+            5 | 11 => -1.0,
+            _ => 0.0,
+        });
+        let internal = internal_forces(&p, &twisted);
+        assert!(internal.is_some_and(|f| (f - 2.0).abs() < 1e-9));
     }
 }

@@ -20,7 +20,6 @@ const NULL_SPACE_TOLERANCE: f64 = 1e-12;
 /// ([`NullSpaceWorkspace::null_space`]). Empty when `J` has full row rank (e.g. Solo-12's
 /// four feet). Allocates only the returned basis once its thread's workspace has grown.
 /// The metrics form `N` only where clarabel needs it ([`super::forces`]).
-#[cfg(test)]
 pub(super) fn null_space_of_transpose(jacobian: &DMatrix<f64>) -> DMatrix<f64> {
     with_workspace(|workspace, _| workspace.null_space(jacobian))
 }
@@ -117,7 +116,6 @@ impl NullSpaceWorkspace {
     /// self-cancelling forces exert no wrench on the base either). A single group (the
     /// cube) has no shared column; a contact on the base itself has no exclusive column
     /// (`Q_b = I`): the general case is the same computation.
-    #[cfg(test)]
     fn null_space(&mut self, jacobian: &DMatrix<f64>) -> DMatrix<f64> {
         self.factor(jacobian);
         self.basis()
