@@ -14,6 +14,9 @@ pub mod generators;
 pub mod io;
 pub mod json;
 pub mod npz;
+pub mod params;
+
+pub use params::StepParameters;
 
 use crate::dynamics::first_non_finite;
 use nalgebra::{DMatrix, DVector, Matrix3, Vector3};

@@ -32,10 +32,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use thiserror::Error;
 
-use super::params::StepParameters;
 use super::runner::{DIVERGENCE_DISTANCE, DIVERGENCE_SPEED};
 use super::step::StepMetrics;
 use crate::model::text::{parse_yaml, YamlFailure};
+use crate::problem::StepParameters;
 use crate::solvers::SolverSpec;
 
 /// Largest number of steps a scenario may ask for (`duration / dt`), the loop's cap.

@@ -24,7 +24,6 @@ use nalgebra::{DVector, Isometry3, Vector3};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use super::params::StepParameters;
 use super::recorder::{ContactRecord, StageTimings, StepRecord};
 use super::scenario::ExternalForce;
 use super::world::{ActuationWorkspace, World};
@@ -34,7 +33,9 @@ use crate::dynamics::{self, Data, DynamicsError, MassLtdl, Se3};
 use crate::metrics::energy::MechanicalEnergy;
 use crate::metrics::{compute_metrics_at_velocity, compute_model_metrics_at_velocity};
 use crate::problem::build::{free_velocity_change, ContactAssembly, ContactState};
-use crate::problem::{contact_vector, set_contact_vector, ContactProblem, ProblemError};
+use crate::problem::{
+    contact_vector, set_contact_vector, ContactProblem, ProblemError, StepParameters,
+};
 use crate::solvers::{ContactSolver, SolveStatus, SolverError};
 
 /// Why a step could not be taken.
