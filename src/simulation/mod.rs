@@ -16,6 +16,6 @@ pub mod world;
 
 pub use factory::{SolverFactory, UserSolver};
 pub use runner::{simulate, SimulationError};
-pub use scenario::{RobotError, Scenario, ScenarioError};
-pub use step::{Simulator, StepError, StepMetrics, StepSummary};
+pub use scenario::{RobotError, Scenario, ScenarioError, StepMetrics};
+pub use step::{Simulator, StepError, StepSummary};
 pub use world::World;

@@ -12,17 +12,13 @@ use thiserror::Error;
 use super::factory::SolverFactory;
 use super::interrupt;
 use super::recorder::{RecordError, Recorder, RunHeader, RunRecord, StepRecord};
-use super::scenario::{Analytical, Scenario, ScenarioError, MAX_STEPS};
+use super::scenario::{
+    Analytical, Scenario, ScenarioError, DIVERGENCE_DISTANCE, DIVERGENCE_SPEED, MAX_STEPS,
+};
 use super::step::Simulator;
 use super::world::World;
 use crate::metrics::energy::{bouncing_energy_fraction, sliding_kinetic_energy, GRAVITY};
 use crate::solvers::SolverError;
-
-/// Largest speed (m/s or rad/s, any coordinate of `v`) a simulation may reach before it is
-/// called diverged: 10 km/s is far beyond any robot or object of the benchmark.
-pub const DIVERGENCE_SPEED: f64 = 1e4;
-/// Largest coordinate of `q` (m) before a simulation is called diverged (1000 km).
-pub const DIVERGENCE_DISTANCE: f64 = 1e6;
 
 /// Why a run could not start (a run that stops early is a record with a `failure`).
 #[derive(Debug, Error)]

@@ -32,14 +32,18 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use thiserror::Error;
 
-use super::runner::{DIVERGENCE_DISTANCE, DIVERGENCE_SPEED};
-use super::step::StepMetrics;
 use crate::model::text::{parse_yaml, YamlFailure};
 use crate::problem::StepParameters;
 use crate::solvers::SolverSpec;
 
 /// Largest number of steps a scenario may ask for (`duration / dt`), the loop's cap.
 pub const MAX_STEPS: f64 = 1e7;
+
+/// Largest speed (m/s or rad/s, any coordinate of `v`) a simulation may reach before it is
+/// called diverged: 10 km/s is far beyond any robot or object of the benchmark.
+pub const DIVERGENCE_SPEED: f64 = 1e4;
+/// Largest coordinate of `q` (m) before a simulation is called diverged (1000 km).
+pub const DIVERGENCE_DISTANCE: f64 = 1e6;
 
 /// Range of a built-in body's mass (kg): outside it the dynamics is meaningless in f64.
 pub const MASS_RANGE: (f64, f64) = (1e-6, 1e9);
@@ -472,6 +476,25 @@ fn default_margin() -> f64 {
 
 fn default_restitution_threshold() -> f64 {
     StepParameters::default().restitution_threshold
+}
+
+/// Which contact metrics a recorded step carries
+/// ([`Simulator::step`](super::Simulator::step); steps taken with
+/// [`Simulator::advance`](super::Simulator::advance) compute none). A metric not computed is absent from the record
+/// (`None`, an empty CSV cell), never 0. Scenario files: `simulation.step_metrics`,
+/// `all` (default), `without_internal_forces` or `none`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StepMetrics {
+    /// Every metric of design.md §5, internal forces and their split included (the
+    /// problem carries `J`).
+    #[default]
+    All,
+    /// Every metric but the internal forces (`internal_forces*` are `None`: no null space
+    /// of `Jᵀ`, no SOCP).
+    WithoutInternalForces,
+    /// No contact metric: the record's `metrics` is `None`.
+    None,
 }
 
 /// A solver of the scenario, as text or as a map.
