@@ -26,9 +26,8 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
-use thiserror::Error;
 
-use super::recorder::{read_json, write_json, RecordError, RunSummary};
+use super::recorder::{read_json, write_json, OutputError, RecordError, RunSummary};
 
 /// Name of the manifest file at the root of a results directory.
 pub const MANIFEST: &str = "contactbench.json";
@@ -38,34 +37,6 @@ pub const MARKER: &str = ".contactbench-output.json";
 
 /// Deepest directory tree walked when listing or checking an output directory.
 const MAX_WALK_DEPTH: usize = 16;
-
-/// Why an output directory was refused or could not be published.
-#[derive(Debug, Error)]
-pub enum OutputError {
-    /// Writing there would replace or mix with something that is not ours, or that the
-    /// user did not ask to replace.
-    #[error("{path}: {message}")]
-    Refused {
-        /// The directory.
-        path: String,
-        /// Why, and what to do.
-        message: String,
-    },
-    /// Another process is writing the same directory.
-    #[error("{path}: another contactbench process is writing it (lock file {lock})")]
-    Locked {
-        /// The directory.
-        path: String,
-        /// The lock file.
-        lock: String,
-    },
-    /// The command was interrupted (SIGINT/SIGTERM); nothing was published.
-    #[error("interrupted: nothing was written to {path}")]
-    Interrupted {
-        /// The directory that was not written.
-        path: String,
-    },
-}
 
 /// The marker written in every output directory.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
