@@ -17,7 +17,7 @@ from collections import defaultdict
 from pathlib import Path
 
 # Lowest first; a module may name only modules before it.
-LAYERS = ["model", "dynamics", "collision", "problem", "metrics", "solvers",
+LAYERS = ["output", "model", "dynamics", "collision", "problem", "metrics", "solvers",
           "simulation", "report", "corpus", "paper", "cli"]
 LIBRARY = "contactbench"
 

@@ -10,6 +10,7 @@ pub mod build;
 pub mod cones;
 pub(crate) mod conic;
 pub mod fclib;
+mod file;
 pub mod generators;
 pub mod io;
 pub mod json;
