@@ -106,6 +106,14 @@ pub fn simulate_into(
     solver: &dyn SolverFactory,
     recorder: &mut dyn Recorder,
 ) -> Result<Option<String>, SimulationError> {
+    check_step_count(scenario)?;
+    let sim = simulator(scenario, solver)?;
+    drive(scenario, sim, &solver.label(), recorder)
+}
+
+/// Refuses a run of no step (`dt` more than twice the duration: it would "complete" with
+/// the initial state only) or of more steps than the cap, [`MAX_STEPS`].
+fn check_step_count(scenario: &Scenario) -> Result<(), SimulationError> {
     let steps = scenario.simulation.duration / scenario.simulation.dt;
     if steps.is_nan() || steps > MAX_STEPS {
         return Err(scenario
@@ -115,8 +123,15 @@ pub fn simulate_into(
             )
             .into());
     }
-    let sim = simulator(scenario, solver)?;
-    drive(scenario, sim, &solver.label(), recorder)
+    if scenario.num_steps() == 0 {
+        return Err(scenario
+            .invalid(
+                "simulation.dt",
+                format!("duration / dt = {steps:.3e} rounds to 0 steps: nothing would run"),
+            )
+            .into());
+    }
+    Ok(())
 }
 
 /// Runs an already built simulator of `scenario` (a solver or step parameters of the
@@ -129,6 +144,7 @@ pub fn drive(
     label: &str,
     recorder: &mut dyn Recorder,
 ) -> Result<Option<String>, SimulationError> {
+    check_step_count(scenario)?;
     recorder.start(RunHeader {
         scenario: scenario.name.clone(),
         solver: label.to_string(),

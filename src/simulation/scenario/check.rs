@@ -50,6 +50,15 @@ impl Scenario {
                 format!("duration / dt exceeds {MAX_STEPS:e} steps"),
             ));
         }
+        if self.num_steps() == 0 {
+            return Err(invalid(
+                "simulation.dt".into(),
+                format!(
+                    "{:e} s is more than twice the duration {duration:e} s: the run would have 0 steps",
+                    self.simulation.dt
+                ),
+            ));
+        }
         if !(self.world.friction.is_finite() && self.world.friction >= 0.0) {
             return Err(invalid(
                 "world.friction".into(),
@@ -96,6 +105,14 @@ impl Scenario {
                 .spec()
                 .and_then(|spec| spec.build().map(|_| ()))
                 .map_err(|e| invalid(format!("solvers[{i}]"), e.to_string()))?;
+        }
+        for (i, force) in self.external_forces.iter().enumerate() {
+            if let Some(until) = force.until.filter(|&until| until < force.from) {
+                return Err(invalid(
+                    format!("external_forces[{i}].until"),
+                    format!("{until} s is before `from` = {} s", force.from),
+                ));
+            }
         }
         if let Actuation::Pd { kp, kd, .. } = self.actuation {
             if !(kp >= 0.0 && kd >= 0.0 && kp.is_finite() && kd.is_finite()) {

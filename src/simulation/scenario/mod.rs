@@ -138,7 +138,10 @@ impl Scenario {
     /// default name.
     pub fn from_yaml(text: &str, file: &Path, overrides: &[String]) -> Result<Self, ScenarioError> {
         let mut scenario: Scenario = if overrides.is_empty() {
-            parse_typed(text, file)?
+            let scenario = parse_typed(text, file)?;
+            // The tree refuses the non-finite numbers the types accept.
+            parse_tree(text, file)?;
+            scenario
         } else {
             let mut value = parse_tree(text, file)?;
             for assignment in overrides {

@@ -39,10 +39,25 @@ pub(super) fn parse_typed(text: &str, file: &Path) -> Result<Scenario, ScenarioE
     parse_yaml(text, yaml_options()).map_err(|f| parse_error(file, f))
 }
 
-/// The document as a tree, for `--set` overrides.
+/// The document as a tree, for `--set` overrides and to refuse non-finite numbers: read
+/// straight into the types, `.nan`, `.inf` and `-.inf` become an `f64`, while read as a
+/// tree they are refused with their line, column and field (no number of a scenario may
+/// be non-finite).
 pub(super) fn parse_tree(text: &str, file: &Path) -> Result<Value, ScenarioError> {
-    serde_saphyr::from_str_with_options(text, yaml_options())
-        .map_err(|e| parse_error(file, YamlFailure::new(None, &e)))
+    let mut field = None;
+    serde_saphyr::with_deserializer_from_str_with_options(text, yaml_options(), |de| {
+        serde_path_to_error::deserialize(de).map_err(|e| {
+            field = Some(e.path().to_string());
+            e.into_inner()
+        })
+    })
+    .map_err(|error| {
+        let mut failure = YamlFailure::new(field.take(), &error);
+        if let serde_saphyr::Error::NonFiniteFloat { value, .. } = &error {
+            failure.message = format!("{value}: every number of a scenario must be finite");
+        }
+        parse_error(file, failure)
+    })
 }
 
 /// Deserializes the overridden tree; an error names the field and the line where it is
@@ -175,8 +190,13 @@ pub(super) fn apply_override(root: &mut Value, assignment: &str) -> Result<(), S
     let (path, value) = assignment
         .split_once('=')
         .ok_or_else(|| fail("expected path=value".into()))?;
-    let new_value: Value = serde_saphyr::from_str_with_options(value, yaml_options())
-        .map_err(|e| fail(format!("value: {e}")))?;
+    let new_value: Value =
+        serde_saphyr::from_str_with_options(value, yaml_options()).map_err(|e| match e {
+            serde_saphyr::Error::NonFiniteFloat { value, .. } => {
+                fail(format!("{value}: every number of a scenario must be finite"))
+            }
+            other => fail(format!("value: {other}")),
+        })?;
     let mut node = root;
     for step in path_steps(path.trim()) {
         if node.is_null() && matches!(step, PathStep::Key(_)) {
