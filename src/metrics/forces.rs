@@ -29,8 +29,8 @@
 //! required is 0 and spurious the total). Clarabel often ends `AlmostSolved` (its reduced
 //! tolerances, about 5e-5, met but not its tolerance 1e-10: the face constraints leave a
 //! slab of width 1e-12 at a complementary contact), which is accepted: the split of
-//! such a step is accurate to about 1e-4 `‖λ‖∞` (measured: docs/speed.md, phase 6); the
-//! total does not depend on it.
+//! such a step is accurate to about 1e-4 `‖λ‖∞` (measured: docs/speed.md, "The
+//! internal-force split's SOCP"); the total does not depend on it.
 
 use nalgebra::{DMatrix, DVector, Vector3};
 use serde::{Deserialize, Serialize};

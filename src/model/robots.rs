@@ -500,10 +500,10 @@ pub fn load_urdf_robot(
 
 #[cfg(test)]
 mod tests {
-    //! The fetch without the network (issue 12, item 6: the wheel comes over HTTPS with
-    //! the pinned sha256, no Python): a plain-HTTP address is refused before any request,
-    //! a wheel whose digest differs is refused naming both digests, and extraction keeps
-    //! only the manifest's robot folders, never writing outside the target.
+    //! The fetch without the network (the wheel comes over HTTPS with the pinned sha256, no
+    //! Python): a plain-HTTP address is refused before any request, a wheel whose digest
+    //! differs is refused naming both digests, and extraction keeps only the manifest's
+    //! robot folders, never writing outside the target.
     use std::io::Write;
 
     use sha2::{Digest, Sha256};

@@ -9,12 +9,12 @@
 //! entry of the trailing matrix, of the right-hand side or of the product is loaded and
 //! stored once per block of four columns instead of once per column, as nalgebra's
 //! unblocked `Cholesky::new`, its `gemv` and a column-by-column substitution do. On the
-//! ADMM's 120×120 system (40 contacts) the triangular solves were 44 % of a solve's
-//! instructions and the two factorizations 13 % (docs/speed.md, "Phase 3").
+//! ADMM's 120×120 system (40 contacts), with nalgebra's kernels, the triangular solves were
+//! 44 % of a solve's instructions and the two factorizations 13 %.
 //!
 //! Every kernel runs its AVX build when the CPU has AVX (run-time dispatch, same bits as
 //! the baseline build), and from [`SMALL`] unknowns the solves read packed panels of the
-//! factor with the diagonal's reciprocals (`pack_panels`; docs/speed.md, "Phase 5 — admm").
+//! factor with the diagonal's reciprocals (`pack_panels`; time per iteration: docs/speed.md).
 
 use nalgebra::{DMatrix, DVector};
 
