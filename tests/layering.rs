@@ -54,7 +54,10 @@ impl Source {
     fn module(&self) -> (Crate, ModPath) {
         let stem = self.file.strip_suffix(".rs").unwrap_or(&self.file);
         let mut parts: ModPath = stem.split('/').map(String::from).collect();
-        if matches!(parts.last().map(String::as_str), Some("mod" | "lib" | "main")) {
+        if matches!(
+            parts.last().map(String::as_str),
+            Some("mod" | "lib" | "main")
+        ) {
             parts.pop();
         }
         let binary = self.file == "main.rs" || parts.first().is_some_and(|p| p == "cli");
@@ -84,8 +87,8 @@ fn read_sources(dir: &Path) -> Vec<Source> {
                     .map(|c| c.as_os_str().to_string_lossy().into_owned())
                     .collect::<Vec<_>>()
                     .join("/");
-                let text = fs::read_to_string(&path)
-                    .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                let text =
+                    fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
                 out.push(Source { file, text });
             }
         }
@@ -111,7 +114,9 @@ fn is_word(b: u8) -> bool {
 
 /// The word (`\w+`) starting at `i`, if any.
 fn word_at(code: &[u8], i: usize) -> Option<(String, usize)> {
-    let end = (i..code.len()).find(|&j| !is_word(code[j])).unwrap_or(code.len());
+    let end = (i..code.len())
+        .find(|&j| !is_word(code[j]))
+        .unwrap_or(code.len());
     (end > i).then(|| (String::from_utf8_lossy(&code[i..end]).into_owned(), end))
 }
 
@@ -522,9 +527,12 @@ fn strongly_connected<'a>(edges: impl Iterator<Item = &'a (String, String)>) -> 
                 }
             }
             if self.low[v] == self.index[v] {
-                let at = self.stack.iter().rposition(|&x| x == v).expect("on the stack");
-                let mut component: Vec<String> =
-                    self.stack.drain(at..).map(String::from).collect();
+                let at = self
+                    .stack
+                    .iter()
+                    .rposition(|&x| x == v)
+                    .expect("on the stack");
+                let mut component: Vec<String> = self.stack.drain(at..).map(String::from).collect();
                 if component.len() > 1 {
                     component.sort();
                     self.out.push(component);
@@ -553,7 +561,9 @@ fn strongly_connected<'a>(edges: impl Iterator<Item = &'a (String, String)>) -> 
 }
 
 fn src_graph() -> Graph {
-    Graph::new(&read_sources(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src")))
+    Graph::new(&read_sources(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+    ))
 }
 
 fn listed(edges: &Edges) -> String {
@@ -593,7 +603,10 @@ fn every_top_module_of_src_has_a_layer() {
 fn a_lower_module_naming_a_higher_one_is_reported_with_its_line() {
     let graph = Graph::new(&sources(&[
         ("lib.rs", "pub mod model;\npub mod solvers;\n"),
-        ("model/mod.rs", "use std::fmt;\n\nuse crate::solvers::Solver;\n"),
+        (
+            "model/mod.rs",
+            "use std::fmt;\n\nuse crate::solvers::Solver;\n",
+        ),
         ("solvers/mod.rs", "use crate::model::Model;\n"),
         ("cli/run.rs", "use contactbench::solvers::Solver;\n"),
     ]));
@@ -622,11 +635,17 @@ fn a_cycle_through_a_re_export_of_mod_rs_is_reported() {
             "simulation/runner.rs",
             "use super::{scenario::Scenario, step};\n",
         ),
-        ("simulation/step.rs", "fn f() { let _ = super::super::simulation::x; }\n"),
+        (
+            "simulation/step.rs",
+            "fn f() { let _ = super::super::simulation::x; }\n",
+        ),
     ]));
     assert_eq!(
         graph.cycles(),
-        [("simulation".to_string(), vec!["runner".into(), "scenario".into()])]
+        [(
+            "simulation".to_string(),
+            vec!["runner".into(), "scenario".into()]
+        )]
     );
     let inner = &graph.edges[&(Crate::Lib, vec!["simulation".to_string()])];
     assert!(inner.contains_key(&("runner".into(), "step".into())));
@@ -667,7 +686,11 @@ fn comments_strings_and_doc_links_name_no_module_but_code_after_them_does() {
             ("solvers/mod.rs", ""),
         ]))
     };
-    assert!(graph(quiet).upward().is_empty(), "{}", listed(&graph(quiet).upward()));
+    assert!(
+        graph(quiet).upward().is_empty(),
+        "{}",
+        listed(&graph(quiet).upward())
+    );
     let upward = graph(&loud).upward();
     assert_eq!(
         upward.get(&("model".to_string(), "solvers".to_string())),

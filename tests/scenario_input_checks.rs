@@ -6,8 +6,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use contactbench::simulation::sweep::{check_limits, sweep, SweepKind};
 use contactbench::simulation::runner::simulate_into;
+use contactbench::simulation::sweep::{check_limits, sweep, SweepKind};
 use contactbench::simulation::{simulate, Scenario, ScenarioError};
 use contactbench::solvers::{SolverId, SolverSpec};
 
@@ -81,7 +81,10 @@ fn a_non_finite_number_in_any_field_of_a_scenario_file_is_refused_with_its_line_
         let written = to.lines().last().expect("one line").trim();
         let expected_line = line_of(&cube_text().replacen(from, to, 1), written);
         assert_eq!((line, got.as_str()), (expected_line, field), "{to}");
-        assert!(message.starts_with(&format!("bad.yaml:{line}")), "{message}");
+        assert!(
+            message.starts_with(&format!("bad.yaml:{line}")),
+            "{message}"
+        );
         assert!(message.contains("must be finite"), "{message}");
     }
 }
@@ -100,7 +103,10 @@ fn an_external_force_ending_before_it_starts_is_refused_with_its_field() {
     assert_eq!((line, field.as_str()), (22, "external_forces[0].until"));
     assert!(message.contains("before"), "{message}");
     let ok = force.replace("until: 0.1", "until: 0.3");
-    assert!(load_variant("simulation:", &ok).is_ok(), "from = until is a force that never acts, not an error");
+    assert!(
+        load_variant("simulation:", &ok).is_ok(),
+        "from = until is a force that never acts, not an error"
+    );
 }
 
 #[test]
@@ -136,7 +142,10 @@ fn a_non_finite_number_set_on_the_command_line_is_refused() {
         let Err(error) = result else {
             panic!("accepted: {value}")
         };
-        assert!(error.to_string().contains("must be finite"), "{value}: {error}");
+        assert!(
+            error.to_string().contains("must be finite"),
+            "{value}: {error}"
+        );
     }
 }
 
@@ -154,7 +163,10 @@ fn the_run_command_refuses_a_huge_time_step_and_writes_nothing() {
         .expect("the binary runs");
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!output.status.success(), "exit 0; stderr: {stderr}");
-    assert!(stderr.contains("cube_slide.yaml:20: simulation.dt"), "{stderr}");
+    assert!(
+        stderr.contains("cube_slide.yaml:20: simulation.dt"),
+        "{stderr}"
+    );
     assert!(!out.exists(), "{} was written", out.display());
 }
 
@@ -179,7 +191,10 @@ fn a_sweep_refuses_a_time_step_that_leaves_no_step() {
     let error = check_limits(&scenario, SweepKind::TimeStep, &[1e-3, 1.0])
         .expect_err("dt = 1 s leaves no step in 0.01 s");
     let message = error.to_string();
-    assert!(message.contains("--dt 1e0") && message.contains("0 steps"), "{message}");
+    assert!(
+        message.contains("--dt 1e0") && message.contains("0 steps"),
+        "{message}"
+    );
     assert!(check_limits(&scenario, SweepKind::TimeStep, &[1e-3, 5e-3]).is_ok());
 }
 
@@ -199,7 +214,11 @@ fn a_sweep_never_scores_a_run_of_zero_steps_as_a_perfect_zero() {
         &runner,
     );
     let cells = &table.rows[0].cells;
-    assert!(cells[0].consistency_error.is_some_and(|e| e > 0.0), "{:?}", cells[0]);
+    assert!(
+        cells[0].consistency_error.is_some_and(|e| e > 0.0),
+        "{:?}",
+        cells[0]
+    );
     assert_eq!(cells[1].consistency_error, None, "{:?}", cells[1]);
     let failure = cells[1].failure.as_deref().unwrap_or("");
     assert!(failure.contains("0 steps"), "{failure}");

@@ -190,9 +190,7 @@ pub fn check_limits(
         if (duration / dt).round() < 1.0 {
             return Err(scenario.invalid(
                 "simulation.dt",
-                format!(
-                    "{what}: more than twice the duration {duration:e} s, a run of 0 steps"
-                ),
+                format!("{what}: more than twice the duration {duration:e} s, a run of 0 steps"),
             ));
         }
         if duration / dt > MAX_STEPS {

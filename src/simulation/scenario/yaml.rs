@@ -192,9 +192,9 @@ pub(super) fn apply_override(root: &mut Value, assignment: &str) -> Result<(), S
         .ok_or_else(|| fail("expected path=value".into()))?;
     let new_value: Value =
         serde_saphyr::from_str_with_options(value, yaml_options()).map_err(|e| match e {
-            serde_saphyr::Error::NonFiniteFloat { value, .. } => {
-                fail(format!("{value}: every number of a scenario must be finite"))
-            }
+            serde_saphyr::Error::NonFiniteFloat { value, .. } => fail(format!(
+                "{value}: every number of a scenario must be finite"
+            )),
             other => fail(format!("value: {other}")),
         })?;
     let mut node = root;
