@@ -1,4 +1,4 @@
-//! The crate's layering, read from the paths written in `src/` (docs/design.md §1): a
+//! The crate's layering, read from the paths written in `src/` (docs/design.md §9): a
 //! module names only modules of lower layers, and the files of one module do not name
 //! each other in a cycle.
 //!

@@ -1,5 +1,5 @@
 """Draws contactbench's module graph from the source's own paths, and reports what breaks
-the layering of docs/design.md §1: a module naming a higher layer, and cycles between
+the layering of docs/design.md §9: a module naming a higher layer, and cycles between
 the files of one module.
 
 Every path written in code (`use` lines and paths in expressions, `crate::`, `super::`,
