@@ -8,7 +8,7 @@ mod dynamics_support;
 use contactbench::dynamics::{self, Data, MassCholesky, MassLtdl};
 use contactbench::model::{robots, Model, ModelError, RootJoint};
 use contactbench::problem::build::{ContactAssembly, ContactState};
-use contactbench::simulation::StepParameters;
+use contactbench::problem::StepParameters;
 use dynamics_support::*;
 use nalgebra::{DMatrix, DVector, Matrix3};
 use serde_json::Value;

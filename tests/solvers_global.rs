@@ -5,10 +5,10 @@
 use contactbench::metrics::internal_forces;
 use contactbench::metrics::model_criteria;
 use contactbench::problem::generators::{cube_on_plane, cube_stack, random_problem};
-use contactbench::problem::ContactProblem;
+use contactbench::problem::{ContactModel, ContactProblem};
 use contactbench::solvers::ncp_admm::NcpAdmmSolver;
 use contactbench::solvers::{
-    ContactModel, ContactSolver, SolveReport, SolveStatus, SolverId, SolverSettings, SolverSpec,
+    ContactSolver, SolveReport, SolveStatus, SolverId, SolverSettings, SolverSpec,
 };
 use nalgebra::{DMatrix, DVector};
 use serde_json::Map;

@@ -10,10 +10,16 @@
 
 use std::path::Path;
 
+use contactbench::metrics::forces::{
+    internal_force_directions, internal_force_split, internal_force_split_by_socp,
+};
+use contactbench::problem::generators::cube_on_plane;
+use contactbench::problem::{ContactModel, ContactProblem};
 use contactbench::simulation::recorder::RunRecord;
 use contactbench::simulation::runner::simulate;
 use contactbench::simulation::Scenario;
-use contactbench::solvers::SolverSpec;
+use contactbench::solvers::{SolverId, SolverSettings, SolverSpec};
+use nalgebra::DVector;
 
 /// The stiction phase (the push reaches μ m g = 3.92 N at 0.392 s).
 const STICKING_UNTIL: f64 = 0.385;
@@ -124,4 +130,109 @@ fn per_contact_solvers_inject_spurious_internal_forces_and_admm_does_not() {
             "{solver}: required {required:e}"
         );
     }
+}
+
+#[test]
+fn an_even_split_needs_no_internal_force_and_an_added_one_is_spurious() {
+    // A 1 kg cube resting on 4 corners: the even split of the weight has no internal
+    // force; adding a self-cancelling force (a null-space direction of Jᵀ) is spurious.
+    let Ok(p) = cube_on_plane(1.0, 0.1, 0.5, 0.0, 1e-3) else {
+        panic!("valid cube");
+    };
+    let Some(lambda) = exact_answer(&p) else {
+        panic!("ncp-admm solves the cube");
+    };
+    let Some(even) = internal_force_split(&p, &lambda, ContactModel::Ncp) else {
+        panic!("split computed");
+    };
+    assert!(even.total < 1e-9 * lambda.amax(), "{even:?}");
+    let Some(jacobian) = p.jacobian() else {
+        panic!("the cube has J");
+    };
+    let null = internal_force_directions(jacobian);
+    assert_eq!(null.ncols(), 6);
+    let added = 0.05 * lambda.amax();
+    let pushed = &lambda + null.column(0) * added;
+    let Some(split) = internal_force_split(&p, &pushed, ContactModel::Ncp) else {
+        panic!("split computed");
+    };
+    assert!((split.total - added).abs() < 1e-9 * added, "{split:?}");
+    assert!(split.required < 1e-6 * added, "{split:?}");
+    assert!((split.spurious - added).abs() < 1e-6 * added, "{split:?}");
+}
+
+#[test]
+fn the_shortcut_gives_the_socp_answer() {
+    // Cubes at rest, pushed at stiction and sliding (mu 0.5, 1 kg, pushes of 0, 3 and
+    // 8 N), each exact answer plus seeded null-space forces of 0.1 %, 5 % and 50 % of
+    // ‖λ‖∞, for the NCP and LCP models: the split with the shortcut equals clarabel's
+    // on every case to 1e-8 ‖λ‖∞ (clarabel's dimensionless tolerance is 1e-10), and
+    // both paths are taken.
+    use rand::{RngExt, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+    let (mut shortcuts, mut socps, mut worst) = (0, 0, 0.0_f64);
+    for push in [0.0, 3.0, 8.0] {
+        let Ok(p) = cube_on_plane(1.0, 0.1, 0.5, push, 1e-3) else {
+            panic!("valid cube");
+        };
+        let Some(lambda) = exact_answer(&p) else {
+            panic!("ncp-admm solves the cube");
+        };
+        let Some(jacobian) = p.jacobian() else {
+            panic!("the cube has J");
+        };
+        let null = internal_force_directions(jacobian);
+        for size in [1e-3, 5e-2, 0.5] {
+            for _ in 0..4 {
+                let coefficients =
+                    DVector::from_fn(null.ncols(), |_, _| rng.random_range(-1.0..1.0));
+                let added = &null * coefficients.normalize() * (size * lambda.amax());
+                let answer = &lambda + added;
+                for model in [ContactModel::Ncp, ContactModel::Lcp] {
+                    let fast = internal_force_split(&p, &answer, model);
+                    let reference = internal_force_split_by_socp(&p, &answer, model);
+                    let (Some(fast), Some(reference)) = (fast, reference) else {
+                        panic!("split computed: push {push}, size {size}, {model:?}");
+                    };
+                    let scale = answer.amax();
+                    let gap = ((fast.required - reference.required).abs())
+                        .max((fast.spurious - reference.spurious).abs())
+                        / scale;
+                    worst = worst.max(gap);
+                    assert!(
+                        gap <= 1e-8,
+                        "push {push}, size {size}, {model:?}: {fast:?} vs {reference:?}"
+                    );
+                    assert_eq!(fast.total, reference.total);
+                    // The shortcut answers `required = 0` exactly, clarabel a positive
+                    // number; a total of at most 1e-9 ‖λ‖∞ is not split at all.
+                    if fast.total > 1e-9 * answer.amax() {
+                        if fast.required == 0.0 {
+                            shortcuts += 1;
+                        } else {
+                            socps += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    println!("shortcut {shortcuts}, SOCP {socps}, largest gap {worst:e} of ‖λ‖∞");
+    assert!(
+        shortcuts > 0 && socps > 0,
+        "{shortcuts} shortcuts, {socps} SOCPs"
+    );
+}
+
+/// The NCP answer of a problem by ncp-admm at a tight tolerance.
+fn exact_answer(p: &ContactProblem) -> Option<DVector<f64>> {
+    let settings = SolverSettings {
+        eps_rel: 1e-12,
+        ..Default::default()
+    };
+    let mut solver = SolverId::NcpAdmm
+        .build(settings, &serde_json::Map::new())
+        .ok()?;
+    let report = solver.solve(p, None).ok()?;
+    report.status.is_converged().then_some(report.lambda)
 }

@@ -6,8 +6,8 @@ mod common;
 use common::{build, model_residual, settings};
 use contactbench::metrics::compute_metrics;
 use contactbench::problem::generators::single_contact;
-use contactbench::problem::ContactProblem;
-use contactbench::solvers::{ContactModel, SolveReport, SolverId};
+use contactbench::problem::{ContactModel, ContactProblem};
+use contactbench::solvers::{SolveReport, SolverId};
 use nalgebra::{DVector, Matrix3, Vector3};
 
 const EPS: f64 = 1e-9;

@@ -9,14 +9,15 @@ use std::time::Instant;
 
 use contactbench::metrics::model_criteria as measured_criteria;
 use contactbench::problem::generators::random_problem;
-use contactbench::problem::{cones, contact_vector, set_contact_vector, ContactProblem};
+use contactbench::problem::{
+    cones, contact_vector, set_contact_vector, ContactModel, ContactProblem,
+};
 use contactbench::solvers::registry::REGISTRY;
 use contactbench::solvers::support::{
     iterate_status, model_criteria, passes, relative_step, replace_settings, stopping_status,
 };
 use contactbench::solvers::{
-    solve_checked, ContactModel, ContactSolver, SolveReport, SolveStatus, SolverError, SolverId,
-    SolverSettings,
+    solve_checked, ContactSolver, SolveReport, SolveStatus, SolverError, SolverId, SolverSettings,
 };
 use nalgebra::DVector;
 use serde_json::{Map, Value};

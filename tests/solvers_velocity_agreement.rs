@@ -20,9 +20,9 @@ use std::path::Path;
 use common::build;
 use contactbench::problem::generators::random_problem;
 use contactbench::problem::io::read_problem;
-use contactbench::problem::ContactProblem;
+use contactbench::problem::{ContactModel, ContactProblem};
 use contactbench::solvers::ccp_newton::CcpNewtonSolver;
-use contactbench::solvers::{ContactModel, SolveReport, SolverId, SolverSettings};
+use contactbench::solvers::{SolveReport, SolverId, SolverSettings};
 use nalgebra::DVector;
 
 const EPS_REL: f64 = 1e-6;

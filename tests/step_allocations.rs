@@ -10,11 +10,9 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::path::Path;
 
-use contactbench::problem::ContactProblem;
+use contactbench::problem::{ContactModel, ContactProblem};
 use contactbench::simulation::{Scenario, Simulator, World};
-use contactbench::solvers::{
-    ContactModel, ContactSolver, SolveReport, SolverError, SolverSettings, SolverSpec,
-};
+use contactbench::solvers::{ContactSolver, SolveReport, SolverError, SolverSettings, SolverSpec};
 use nalgebra::DVector;
 
 thread_local! {

@@ -3,13 +3,13 @@
 //! written in Python (`PythonSolver`) that goes through the same comparison path.
 
 use contactbench::metrics::ProblemMetrics;
-use contactbench::problem::{ContactProblem, ProblemError};
+use contactbench::problem::{ContactModel, ContactProblem, ProblemError};
 use contactbench::simulation::recorder::status_tag;
 use contactbench::solvers::compare::{compare, comparison_table, Candidate, SolvedRun, SolverRun};
 use contactbench::solvers::support::{iterate_status, model_criteria, passes};
 use contactbench::solvers::{
-    check_unused_tolerance, Algorithm, ContactModel, ContactSolver, Shell, SolveCall, SolveReport,
-    SolveStatus, SolverError, SolverId, SolverSettings, SolverSpec,
+    check_unused_tolerance, Algorithm, ContactSolver, Shell, SolveCall, SolveReport, SolveStatus,
+    SolverError, SolverId, SolverSettings, SolverSpec,
 };
 use nalgebra::DVector;
 use numpy::PyArray1;

@@ -4,7 +4,8 @@
 use std::process::ExitCode;
 
 use super::out::outln;
-use contactbench::model::robots::{cache_dir, Catalogue, RootKind};
+use contactbench::model::robots::{cache_dir, Catalogue};
+use contactbench::model::RootKind;
 
 /// Arguments of `contactbench robots`.
 #[derive(Debug, clap::Args)]

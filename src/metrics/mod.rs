@@ -6,6 +6,7 @@
 pub mod consistency;
 pub mod energy;
 pub mod forces;
+mod null_space;
 pub mod residuals;
 pub mod summary;
 

@@ -42,9 +42,7 @@ use nalgebra::{DVector, Matrix3, Vector3};
 use serde::{Deserialize, Serialize};
 
 use crate::dynamics::first_non_finite;
-use crate::problem::cones;
-use crate::problem::{contact_vector, ContactProblem};
-use crate::solvers::ContactModel;
+use crate::problem::{cones, contact_vector, ContactModel, ContactProblem};
 
 /// `max(a, b)` that propagates NaN (`f64::max` would drop it).
 pub fn max_nan(a: f64, b: f64) -> f64 {

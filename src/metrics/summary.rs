@@ -11,8 +11,7 @@ use super::residuals::{
     ccp_contact_residual, lcp_contact_residual, max_nan, mdp_contact_violation,
     ncp_contact_residual, raisim_contact_residual, signorini_contact_violation, Scales,
 };
-use crate::problem::{contact_vector, ContactProblem};
-use crate::solvers::ContactModel;
+use crate::problem::{contact_vector, ContactModel, ContactProblem};
 
 /// Tangential speed (m/s) above which a contact counts as sliding for the MDP metric.
 pub const DEFAULT_SLIDING_TOLERANCE: f64 = 1e-6;

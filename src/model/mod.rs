@@ -21,6 +21,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use nalgebra::{DVector, Isometry3, Unit, Vector3, Vector6};
+use serde::Deserialize;
 use thiserror::Error;
 
 pub use bodies::FreeBodiesBuilder;
@@ -213,6 +214,26 @@ pub enum RootJoint {
     Fixed,
     /// The root link moves freely (a free-flyer joint named `root_joint`).
     FreeFlyer,
+}
+
+/// Base of a robot in a robot manifest (the built-in one or a user's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RootKind {
+    /// Welded to the world.
+    Fixed,
+    /// Free-flyer root joint (`free_flyer` is accepted too, as in scenarios).
+    #[serde(alias = "free_flyer")]
+    FreeFlyer,
+}
+
+impl From<RootKind> for RootJoint {
+    fn from(kind: RootKind) -> RootJoint {
+        match kind {
+            RootKind::Fixed => RootJoint::Fixed,
+            RootKind::FreeFlyer => RootJoint::FreeFlyer,
+        }
+    }
 }
 
 /// The kind of a joint, with its axis in the joint's own frame.

@@ -24,7 +24,7 @@ use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
 use super::user_robots::{UserManifest, UserRobot, USER_MANIFEST_ENV};
-use super::{Model, ModelError, RootJoint, UserRobotError};
+use super::{Model, ModelError, RootJoint, RootKind, UserRobotError};
 
 const MANIFEST: &str = include_str!("../../robots/manifest.yaml");
 
@@ -49,26 +49,6 @@ pub struct Manifest {
     pub wheel_prefix: String,
     /// The robots.
     pub robots: Vec<RobotEntry>,
-}
-
-/// Base of a robot in the manifest.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum RootKind {
-    /// Welded to the world.
-    Fixed,
-    /// Free-flyer root joint (`free_flyer` is accepted too, as in scenarios).
-    #[serde(alias = "free_flyer")]
-    FreeFlyer,
-}
-
-impl From<RootKind> for RootJoint {
-    fn from(kind: RootKind) -> RootJoint {
-        match kind {
-            RootKind::Fixed => RootJoint::Fixed,
-            RootKind::FreeFlyer => RootJoint::FreeFlyer,
-        }
-    }
 }
 
 /// One robot of the manifest. Paths are relative to the package's `robots/` folder.
@@ -520,10 +500,10 @@ pub fn load_urdf_robot(
 
 #[cfg(test)]
 mod tests {
-    //! The fetch without the network (issue 12, item 6: the wheel comes over HTTPS with
-    //! the pinned sha256, no Python): a plain-HTTP address is refused before any request,
-    //! a wheel whose digest differs is refused naming both digests, and extraction keeps
-    //! only the manifest's robot folders, never writing outside the target.
+    //! The fetch without the network (the wheel comes over HTTPS with the pinned sha256, no
+    //! Python): a plain-HTTP address is refused before any request, a wheel whose digest
+    //! differs is refused naming both digests, and extraction keeps only the manifest's
+    //! robot folders, never writing outside the target.
     use std::io::Write;
 
     use sha2::{Digest, Sha256};

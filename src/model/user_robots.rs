@@ -20,8 +20,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use serde_saphyr::Spanned;
 
-use super::robots::RootKind;
-use super::{read_text, ModelError};
+use super::{read_text, ModelError, RootKind};
 
 /// Environment variable naming the user's robot manifest.
 pub const USER_MANIFEST_ENV: &str = "CONTACTBENCH_ROBOTS";

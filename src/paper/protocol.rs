@@ -32,11 +32,11 @@ use nalgebra::DVector;
 use serde_json::{Map, Value};
 
 use crate::metrics::residuals::{ccp_contact_residual, ncp_contact_residual, ContactResidual};
-use crate::problem::{contact_vector, ContactProblem};
+use crate::problem::{contact_vector, ContactModel, ContactProblem};
 use crate::solvers::support::replace_settings;
 use crate::solvers::{
-    ContactModel, ContactSolver, Criterion, SolveReport, SolveStatus, SolverError, SolverId,
-    SolverSettings, SolverSpec,
+    ContactSolver, Criterion, SolveReport, SolveStatus, SolverError, SolverId, SolverSettings,
+    SolverSpec,
 };
 
 /// ContactBench's stopping test and iteration cap.

@@ -27,9 +27,8 @@
 
 use nalgebra::{DMatrix, DVector, Matrix3, Vector3};
 
-use super::{ContactProblem, ProblemError, ProblemParts};
+use super::{ContactProblem, ProblemError, ProblemParts, StepParameters};
 use crate::dynamics::{DynamicsError, MassCholesky, MassLtdl};
-use crate::simulation::params::StepParameters;
 
 /// What the bias `b` needs to know about one contact.
 #[derive(Debug, Clone, Copy, PartialEq)]

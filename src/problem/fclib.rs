@@ -34,7 +34,7 @@ use nalgebra::{DMatrix, DVector};
 use nalgebra_sparse::factorization::CscCholesky;
 use nalgebra_sparse::{CooMatrix, CscMatrix, CsrMatrix};
 
-use super::io::{write_atomically, ProblemFileError};
+use super::file::{write_atomically, ProblemFileError};
 use super::ContactProblem;
 
 /// Largest problem dimension `3n` the reader turns into a dense `G` (1.8 GB of `f64`).

@@ -23,7 +23,7 @@ use nalgebra::{DMatrix, DVector};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::io::{read_text, write_atomically, ProblemFile, ProblemFileError};
+use super::file::{read_text, write_atomically, ProblemFile, ProblemFileError};
 use super::ContactProblem;
 
 /// A problem file's contents.

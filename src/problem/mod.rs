@@ -8,15 +8,36 @@
 
 pub mod build;
 pub mod cones;
+pub(crate) mod conic;
 pub mod fclib;
+mod file;
 pub mod generators;
 pub mod io;
 pub mod json;
 pub mod npz;
+pub mod params;
+
+pub use params::StepParameters;
 
 use crate::dynamics::first_non_finite;
 use nalgebra::{DMatrix, DVector, Matrix3, Vector3};
+use serde::{Deserialize, Serialize};
 use thiserror::Error;
+
+/// The contact model a problem is solved under (a solver's own, or the one a metric
+/// judges by): which cone and which residual are its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ContactModel {
+    /// Linear complementarity on the 4-facet pyramid.
+    Lcp,
+    /// Cone complementarity (Anitescu's relaxation).
+    Ccp,
+    /// RaiSim's per-contact model (eq. 21).
+    Raisim,
+    /// Nonlinear complementarity: Signorini, Coulomb and maximum dissipation.
+    Ncp,
+}
 
 /// Why a contact problem was refused.
 #[derive(Debug, Error, Clone, PartialEq)]

@@ -16,7 +16,7 @@ use nalgebra::{DMatrix, DVector};
 use zip::write::SimpleFileOptions;
 use zip::{CompressionMethod, ZipArchive, ZipWriter};
 
-use super::io::{write_atomically, ProblemFile, ProblemFileError};
+use super::file::{write_atomically, ProblemFile, ProblemFileError};
 use super::ContactProblem;
 
 const NPY_MAGIC: &[u8] = b"\x93NUMPY";

@@ -1,4 +1,6 @@
-//! Markdown tables of run summaries.
+//! Markdown tables of run summaries. Written by hand: a Markdown table is a header, a rule
+//! and rows joined by `|`, which a table crate (tabled, comfy-table) would do at the cost of
+//! a dependency.
 
 use crate::simulation::recorder::RunSummary;
 

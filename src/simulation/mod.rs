@@ -6,7 +6,6 @@ pub mod export;
 pub mod factory;
 pub mod interrupt;
 pub mod output;
-pub mod params;
 pub mod recorder;
 pub mod runner;
 pub mod scenario;
@@ -17,8 +16,7 @@ pub mod timing;
 pub mod world;
 
 pub use factory::{SolverFactory, UserSolver};
-pub use params::StepParameters;
 pub use runner::{simulate, SimulationError};
-pub use scenario::{RobotError, Scenario, ScenarioError};
-pub use step::{Simulator, StepError, StepMetrics, StepSummary};
+pub use scenario::{RobotError, Scenario, ScenarioError, StepMetrics};
+pub use step::{Simulator, StepError, StepSummary};
 pub use world::World;

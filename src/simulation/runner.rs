@@ -12,17 +12,13 @@ use thiserror::Error;
 use super::factory::SolverFactory;
 use super::interrupt;
 use super::recorder::{RecordError, Recorder, RunHeader, RunRecord, StepRecord};
-use super::scenario::{Analytical, Scenario, ScenarioError, MAX_STEPS};
+use super::scenario::{
+    Analytical, Scenario, ScenarioError, DIVERGENCE_DISTANCE, DIVERGENCE_SPEED, MAX_STEPS,
+};
 use super::step::Simulator;
 use super::world::World;
 use crate::metrics::energy::{bouncing_energy_fraction, sliding_kinetic_energy, GRAVITY};
 use crate::solvers::SolverError;
-
-/// Largest speed (m/s or rad/s, any coordinate of `v`) a simulation may reach before it is
-/// called diverged: 10 km/s is far beyond any robot or object of the benchmark.
-pub const DIVERGENCE_SPEED: f64 = 1e4;
-/// Largest coordinate of `q` (m) before a simulation is called diverged (1000 km).
-pub const DIVERGENCE_DISTANCE: f64 = 1e6;
 
 /// Why a run could not start (a run that stops early is a record with a `failure`).
 #[derive(Debug, Error)]
@@ -110,6 +106,14 @@ pub fn simulate_into(
     solver: &dyn SolverFactory,
     recorder: &mut dyn Recorder,
 ) -> Result<Option<String>, SimulationError> {
+    check_step_count(scenario)?;
+    let sim = simulator(scenario, solver)?;
+    drive(scenario, sim, &solver.label(), recorder)
+}
+
+/// Refuses a run of no step (`dt` more than twice the duration: it would "complete" with
+/// the initial state only) or of more steps than the cap, [`MAX_STEPS`].
+fn check_step_count(scenario: &Scenario) -> Result<(), SimulationError> {
     let steps = scenario.simulation.duration / scenario.simulation.dt;
     if steps.is_nan() || steps > MAX_STEPS {
         return Err(scenario
@@ -119,8 +123,15 @@ pub fn simulate_into(
             )
             .into());
     }
-    let sim = simulator(scenario, solver)?;
-    drive(scenario, sim, &solver.label(), recorder)
+    if scenario.num_steps() == 0 {
+        return Err(scenario
+            .invalid(
+                "simulation.dt",
+                format!("duration / dt = {steps:.3e} rounds to 0 steps: nothing would run"),
+            )
+            .into());
+    }
+    Ok(())
 }
 
 /// Runs an already built simulator of `scenario` (a solver or step parameters of the
@@ -133,6 +144,7 @@ pub fn drive(
     label: &str,
     recorder: &mut dyn Recorder,
 ) -> Result<Option<String>, SimulationError> {
+    check_step_count(scenario)?;
     recorder.start(RunHeader {
         scenario: scenario.name.clone(),
         solver: label.to_string(),

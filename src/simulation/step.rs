@@ -21,12 +21,10 @@
 use std::time::Instant;
 
 use nalgebra::{DVector, Isometry3, Vector3};
-use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use super::params::StepParameters;
 use super::recorder::{ContactRecord, StageTimings, StepRecord};
-use super::scenario::ExternalForce;
+use super::scenario::{ExternalForce, StepMetrics};
 use super::world::{ActuationWorkspace, World};
 use crate::collision::{CollisionError, ContactDetector, ContactSettings, DetectionOutcomes};
 use crate::dynamics::all_terms::factorized_mass_and_bias_at_placements;
@@ -34,7 +32,9 @@ use crate::dynamics::{self, Data, DynamicsError, MassLtdl, Se3};
 use crate::metrics::energy::MechanicalEnergy;
 use crate::metrics::{compute_metrics_at_velocity, compute_model_metrics_at_velocity};
 use crate::problem::build::{free_velocity_change, ContactAssembly, ContactState};
-use crate::problem::{contact_vector, set_contact_vector, ContactProblem, ProblemError};
+use crate::problem::{
+    contact_vector, set_contact_vector, ContactProblem, ProblemError, StepParameters,
+};
 use crate::solvers::{ContactSolver, SolveStatus, SolverError};
 
 /// Why a step could not be taken.
@@ -80,24 +80,6 @@ pub enum StepError {
         /// What.
         what: &'static str,
     },
-}
-
-/// Which contact metrics a recorded step carries ([`Simulator::step`]; steps taken with
-/// [`Simulator::advance`] compute none). A metric not computed is absent from the record
-/// (`None`, an empty CSV cell), never 0. Scenario files: `simulation.step_metrics`,
-/// `all` (default), `without_internal_forces` or `none`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum StepMetrics {
-    /// Every metric of design.md §5, internal forces and their split included (the
-    /// problem carries `J`).
-    #[default]
-    All,
-    /// Every metric but the internal forces (`internal_forces*` are `None`: no null space
-    /// of `Jᵀ`, no SOCP).
-    WithoutInternalForces,
-    /// No contact metric: the record's `metrics` is `None`.
-    None,
 }
 
 /// What [`Simulator::advance`] tells about the step it took.

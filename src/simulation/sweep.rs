@@ -129,12 +129,26 @@ impl Recorder for ConsistencyRecorder<'_> {
     }
 }
 
+/// Why a run of `scenario` has no step, if it has none (`dt` more than twice the
+/// duration): over the initial state alone its consistency error would be a perfect 0.
+fn no_step(scenario: &Scenario) -> Option<String> {
+    (scenario.num_steps() == 0).then(|| {
+        format!(
+            "0 steps: dt = {:e} s is more than twice the duration {:e} s",
+            scenario.simulation.dt, scenario.simulation.duration
+        )
+    })
+}
+
 /// The reference run's trajectory, or why there is none.
 fn reference_run(
     runner: &Runner,
     scenario: &Scenario,
     solver: &dyn SolverFactory,
 ) -> Result<TrajectoryRecorder, String> {
+    if let Some(reason) = no_step(scenario) {
+        return Err(reason);
+    }
     // Reserved once: 32 bytes per step, and no doubling (and copying) as the run grows.
     let steps = scenario.num_steps() + 1;
     let mut trajectory = TrajectoryRecorder {
@@ -171,6 +185,12 @@ pub fn check_limits(
             return Err(scenario.invalid(
                 "simulation.dt",
                 format!("{what}: must be a positive time step (s)"),
+            ));
+        }
+        if (duration / dt).round() < 1.0 {
+            return Err(scenario.invalid(
+                "simulation.dt",
+                format!("{what}: more than twice the duration {duration:e} s, a run of 0 steps"),
             ));
         }
         if duration / dt > MAX_STEPS {
@@ -245,6 +265,9 @@ fn cell(
         Ok(r) => r,
         Err(e) => return failed(format!("reference run failed: {e}"), 0),
     };
+    if let Some(reason) = no_step(scenario) {
+        return failed(reason, 0);
+    }
     let sum = match ConsistencySum::new(Trajectory {
         times: &reference.times,
         positions: &reference.positions,

@@ -18,7 +18,8 @@ use thiserror::Error;
 use super::recorder::StageTimings;
 use super::runner::{simulator, SimulationError};
 use super::scenario::Scenario;
-use super::step::{StepError, StepMetrics, StepSummary};
+use super::scenario::StepMetrics;
+use super::step::{StepError, StepSummary};
 use crate::solvers::SolverSpec;
 
 /// Why a measurement stopped.

@@ -53,11 +53,12 @@ use super::support::{
     all_finite, iterate_status, model_criteria, passes, stopping_status, Criteria,
 };
 use super::{
-    parse_params, ContactModel, ContactSolver, SolveReport, SolveStatus, SolverError, SolverId,
-    SolverSettings,
+    parse_params, ContactSolver, SolveReport, SolveStatus, SolverError, SolverId, SolverSettings,
 };
 use crate::problem::cones::{de_saxce_correction, project_dual_ice_cream, project_ice_cream};
-use crate::problem::{contact_vector, set_contact_vector, ContactProblem, MAGNITUDE_LIMIT};
+use crate::problem::{
+    contact_vector, set_contact_vector, ContactModel, ContactProblem, MAGNITUDE_LIMIT,
+};
 
 /// How far ρ may move from the largest eigenvalue of `G + R`, either way.
 const RHO_RANGE: f64 = 1e12;

@@ -2,7 +2,7 @@
 //! point method, the reference CCP solution.
 //!
 //! `min ½ λᵀ(G + R)λ + gᵀλ` over `λ ∈ ×K_μ`, each friction cone written as the
-//! second-order cone on `(μ λ_N, λ_T)` (see `solvers/conic.rs`, which also makes the QP
+//! second-order cone on `(μ λ_N, λ_T)` (see `problem/conic.rs`, which also makes the QP
 //! dimensionless). Clarabel runs to a gap and feasibility tolerance of a thousandth of the
 //! tolerance of `stop` (within `[1e-12, 1e-8]`), with at most `max_iter` interior-point
 //! iterations; `iterations` counts them. The result is `Converged` only if clarabel solved
@@ -18,16 +18,14 @@ use nalgebra::DVector;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::conic::{
-    interior_point_tolerance, remaining_time, solve_conic_qp, unsolved_status, Block, ConicLimits,
-};
+use super::interior_point::{interior_point_tolerance, remaining_time, unsolved_status};
 use super::shell::{Algorithm, Shell, SolveCall};
 use super::support::{all_finite, model_criteria, passes};
 use super::{
-    parse_params, ContactModel, ContactSolver, SolveReport, SolveStatus, SolverError, SolverId,
-    SolverSettings,
+    parse_params, ContactSolver, SolveReport, SolveStatus, SolverError, SolverId, SolverSettings,
 };
-use crate::problem::ContactProblem;
+use crate::problem::conic::{solve_conic_qp, Block, ConicLimits};
+use crate::problem::{ContactModel, ContactProblem};
 
 /// ccp-ipm has no parameters of its own.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -40,11 +40,10 @@ use serde_json::{Map, Value};
 use super::shell::{Algorithm, Shell, SolveCall};
 use super::support::{iterate_status, model_criteria, relative_step, stopping_status};
 use super::{
-    parse_params, ContactModel, ContactSolver, SolveReport, SolveStatus, SolverError, SolverId,
-    SolverSettings,
+    parse_params, ContactSolver, SolveReport, SolveStatus, SolverError, SolverId, SolverSettings,
 };
 use crate::problem::cones::project_ice_cream;
-use crate::problem::{contact_vector, set_contact_vector, ContactProblem};
+use crate::problem::{contact_vector, set_contact_vector, ContactModel, ContactProblem};
 
 /// Halvings of the line search before giving up.
 const MAX_LINE_SEARCH_STEPS: usize = 50;

@@ -8,8 +8,8 @@ use nalgebra::{Matrix3, Vector3};
 use serde_json::{Map, Value};
 
 use super::per_contact::{build_pgs, inverse_step};
-use super::{ContactModel, ContactSolver, SolverError, SolverId, SolverSettings};
-use crate::problem::cones;
+use super::{ContactSolver, SolverError, SolverId, SolverSettings};
+use crate::problem::{cones, ContactModel};
 
 /// Alg. 2's per-contact update, over-relaxed by `ω`.
 fn ccp_step(

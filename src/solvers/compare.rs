@@ -9,11 +9,10 @@ use serde::Serialize;
 use serde_json::Map;
 
 use super::{
-    ContactModel, ContactSolver, Criterion, SolveReport, SolveStatus, SolverError, SolverId,
-    SolverSettings,
+    ContactSolver, Criterion, SolveReport, SolveStatus, SolverError, SolverId, SolverSettings,
 };
 use crate::metrics::{compute_model_metrics, Criteria, ProblemMetrics};
-use crate::problem::ContactProblem;
+use crate::problem::{ContactModel, ContactProblem};
 
 /// One solver's answer and its metrics.
 #[derive(Debug, Clone, Serialize)]

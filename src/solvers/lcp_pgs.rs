@@ -8,7 +8,8 @@ use nalgebra::{Matrix3, Vector2, Vector3};
 use serde_json::{Map, Value};
 
 use super::per_contact::{build_pgs, normal_then_tangential_step};
-use super::{ContactModel, ContactSolver, SolverError, SolverId, SolverSettings};
+use super::{ContactSolver, SolverError, SolverId, SolverSettings};
+use crate::problem::ContactModel;
 
 /// Alg. 1's per-contact update, over-relaxed by `ω`.
 fn lcp_step(

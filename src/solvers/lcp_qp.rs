@@ -29,18 +29,16 @@
 use nalgebra::DVector;
 use serde_json::{Map, Value};
 
-use super::conic::{
-    interior_point_tolerance, remaining_time, solve_conic_qp, unsolved_status, Block, ConicLimits,
-};
+use super::interior_point::{interior_point_tolerance, remaining_time, unsolved_status};
 use super::shell::{Algorithm, Shell, SolveCall};
 use super::stagproj::SubproblemParams;
 use super::support::{iterate_status, model_criteria, relative_step, stopping_status};
 use super::{
-    parse_params, ContactModel, ContactSolver, SolveReport, SolveStatus, SolverError, SolverId,
-    SolverSettings,
+    parse_params, ContactSolver, SolveReport, SolveStatus, SolverError, SolverId, SolverSettings,
 };
 use crate::problem::cones::pyramid_correction;
-use crate::problem::{contact_vector, set_contact_vector, ContactProblem};
+use crate::problem::conic::{solve_conic_qp, Block, ConicLimits};
+use crate::problem::{contact_vector, set_contact_vector, ContactModel, ContactProblem};
 
 /// The lcp-qp algorithm (module doc), with its parameters.
 #[derive(Debug, Clone)]

@@ -29,8 +29,8 @@ pub mod ccp_ipm;
 pub mod ccp_newton;
 pub mod ccp_pgs;
 pub mod compare;
-pub(crate) mod conic;
 pub(crate) mod factor;
+pub(crate) mod interior_point;
 pub mod lcp_pgs;
 pub mod lcp_qp;
 pub mod lcp_stagproj;
@@ -59,7 +59,7 @@ use serde_json::{Map, Value};
 use thiserror::Error;
 
 use crate::metrics::residuals::{model_criteria, Criteria};
-use crate::problem::{ContactProblem, ProblemError};
+use crate::problem::{ContactModel, ContactProblem, ProblemError};
 
 /// Why a solver could not be built or run (a solver that runs but does not converge
 /// reports it in [`SolveStatus`], not here).
@@ -97,20 +97,6 @@ pub enum SolverError {
     /// The warm start (or another input) does not fit the problem.
     #[error(transparent)]
     Problem(#[from] ProblemError),
-}
-
-/// The contact model a solver solves: which cone and which residual are its own.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ContactModel {
-    /// Linear complementarity on the 4-facet pyramid.
-    Lcp,
-    /// Cone complementarity (Anitescu's relaxation).
-    Ccp,
-    /// RaiSim's per-contact model (eq. 21).
-    Raisim,
-    /// Nonlinear complementarity: Signorini, Coulomb and maximum dissipation.
-    Ncp,
 }
 
 /// Which criterion a solver stops on (docs/ruler.md).
@@ -418,11 +404,13 @@ impl SolveReport {
 ///
 /// ```
 /// use contactbench::metrics::model_criteria;
-/// use contactbench::problem::{cones, contact_vector, set_contact_vector, ContactProblem};
+/// use contactbench::problem::{
+///     cones, contact_vector, set_contact_vector, ContactModel, ContactProblem,
+/// };
 /// use contactbench::solvers::support::{iterate_status, relative_step, stopping_status};
 /// use contactbench::solvers::{
-///     Algorithm, ContactModel, ContactSolver, Shell, SolveCall, SolveReport, SolveStatus,
-///     SolverError, SolverSettings,
+///     Algorithm, ContactSolver, Shell, SolveCall, SolveReport, SolveStatus, SolverError,
+///     SolverSettings,
 /// };
 /// use nalgebra::{DMatrix, DVector};
 ///

@@ -38,8 +38,8 @@ use serde_json::{Map, Value};
 use super::per_contact::{
     inverse_step, normal_then_tangential_step, per_contact_solver, pgs_solver, ContactRule,
 };
-use super::{parse_params, ContactModel, ContactSolver, SolverError, SolverId, SolverSettings};
-use crate::problem::cones;
+use super::{parse_params, ContactSolver, SolverError, SolverId, SolverSettings};
+use crate::problem::{cones, ContactModel};
 
 /// How each contact's 3×3 problem is solved within a sweep.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -22,10 +22,9 @@ use serde_json::{Map, Value};
 use super::shell::{Algorithm, Shell, SolveCall};
 use super::support::{iterate_status, model_criteria, relative_step, stopping_status};
 use super::{
-    parse_params, ContactModel, ContactSolver, SolveReport, SolveStatus, SolverError, SolverId,
-    SolverSettings,
+    parse_params, ContactSolver, SolveReport, SolveStatus, SolverError, SolverId, SolverSettings,
 };
-use crate::problem::{contact_vector, set_contact_vector, ContactProblem};
+use crate::problem::{contact_vector, set_contact_vector, ContactModel, ContactProblem};
 
 /// What a per-contact model does with one contact.
 pub(crate) trait ContactRule {

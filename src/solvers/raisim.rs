@@ -26,8 +26,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::per_contact::{per_contact_solver, ContactRule};
-use super::{parse_params, ContactModel, ContactSolver, SolverError, SolverSettings};
-use crate::problem::cones;
+use super::{parse_params, ContactSolver, SolverError, SolverSettings};
+use crate::problem::{cones, ContactModel};
 
 /// RaiSim's own parameters.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -15,9 +15,9 @@ use super::raisim::RaisimParams;
 use super::stagproj::SubproblemParams;
 use super::{
     ccp_admm, ccp_ipm, ccp_newton, ccp_pgs, lcp_pgs, lcp_qp, lcp_stagproj, ncp_admm, ncp_pgs,
-    ncp_stagproj, raisim, raisim_corrected, ContactModel, ContactSolver, SolverError, SolverId,
-    SolverSettings,
+    ncp_stagproj, raisim, raisim_corrected, ContactSolver, SolverError, SolverId, SolverSettings,
 };
+use crate::problem::ContactModel;
 
 /// Builds a solver from checked settings and its own parameters (a map, unknown keys refused).
 pub type Constructor =

@@ -27,8 +27,8 @@ use std::time::Instant;
 use nalgebra::DVector;
 
 use super::support::{replace_settings, solve_checked};
-use super::{ContactModel, ContactSolver, SolveReport, SolveStatus, SolverError, SolverSettings};
-use crate::problem::ContactProblem;
+use super::{ContactSolver, SolveReport, SolveStatus, SolverError, SolverSettings};
+use crate::problem::{ContactModel, ContactProblem};
 
 /// A solver's algorithm: its iteration, its own parameters and what it keeps between
 /// solves. Wrapped in a [`Shell`], it is a [`ContactSolver`].

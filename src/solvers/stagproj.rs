@@ -26,17 +26,14 @@ use nalgebra::{DMatrix, DVector};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::conic::{
-    interior_point_tolerance, remaining_time, solve_conic_qp, unsolved_status, Block, ConicLimits,
-    ConicSolution,
-};
+use super::interior_point::{interior_point_tolerance, remaining_time, unsolved_status};
 use super::shell::{Algorithm, Shell, SolveCall};
 use super::support::{iterate_status, model_criteria, relative_step, stopping_status};
 use super::{
-    parse_params, ContactModel, ContactSolver, SolveReport, SolveStatus, SolverError, SolverId,
-    SolverSettings,
+    parse_params, ContactSolver, SolveReport, SolveStatus, SolverError, SolverId, SolverSettings,
 };
-use crate::problem::ContactProblem;
+use crate::problem::conic::{solve_conic_qp, Block, ConicLimits, ConicSolution};
+use crate::problem::{ContactModel, ContactProblem};
 
 /// Parameters of the solvers built on clarabel sub-problems (lcp-qp, the staggered
 /// projections).

@@ -23,9 +23,9 @@ use std::time::Instant;
 
 use nalgebra::DVector;
 
-use super::{ContactModel, SolveReport, SolveStatus, SolverError, SolverSettings};
+use super::{SolveReport, SolveStatus, SolverError, SolverSettings};
 pub use crate::metrics::residuals::{model_criteria, Criteria};
-use crate::problem::{ContactProblem, MAGNITUDE_LIMIT};
+use crate::problem::{ContactModel, ContactProblem, MAGNITUDE_LIMIT};
 
 /// `‖x_k − x_{k−1}‖ / ‖x_{k−1}‖` (Euclidean), the step the `eps_step` setting bounds;
 /// 0 when both are zero, very large when only `x_{k−1}` is. Invariant to the unit of

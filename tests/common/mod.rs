@@ -2,8 +2,8 @@
 #![allow(dead_code)]
 
 use contactbench::metrics::{model_criteria, Criteria};
-use contactbench::problem::ContactProblem;
-use contactbench::solvers::{ContactModel, ContactSolver, SolverId, SolverSettings};
+use contactbench::problem::{ContactModel, ContactProblem};
+use contactbench::solvers::{ContactSolver, SolverId, SolverSettings};
 use nalgebra::DVector;
 use serde_json::Map;
 

@@ -33,14 +33,14 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use contactbench::problem::{cones, contact_vector, set_contact_vector};
+use contactbench::problem::{cones, contact_vector, set_contact_vector, ContactModel};
 use contactbench::simulation::UserSolver;
 use contactbench::solvers::support::{
     iterate_status, model_criteria, relative_step, stopping_status,
 };
 use contactbench::solvers::{
-    Algorithm, ContactModel, ContactSolver, Shell, SolveCall, SolveReport, SolveStatus,
-    SolverError, SolverSettings,
+    Algorithm, ContactSolver, Shell, SolveCall, SolveReport, SolveStatus, SolverError,
+    SolverSettings,
 };
 
 /// The solver's name, in reports and results directories.

@@ -1,5 +1,7 @@
 //! The parameters that govern one time step (design.md §1), after rapier's
-//! `IntegrationParameters`: one flat struct, every field with its unit and default.
+//! `IntegrationParameters`: one flat struct, every field with its unit and default. The
+//! contact problem's builder reads the bias and compliance terms ([`super::build`]), the
+//! simulator the margin and the warm start.
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;

@@ -1,5 +1,5 @@
-//! The one translation to clarabel (interior point), used by ccp-ipm, lcp-qp and the
-//! sub-problems of the staggered projections.
+//! The one translation to clarabel (interior point), used by ccp-ipm, lcp-qp, the
+//! sub-problems of the staggered projections and the internal-force metric.
 //!
 //! A convex QP `min ½ xᵀ P x + qᵀ x` whose variables are split into consecutive blocks,
 //! each constrained on its own (friction cone, pyramid, `x ≥ 0`, disk, box). Clarabel's
@@ -15,8 +15,6 @@
 use clarabel::algebra::CscMatrix;
 use clarabel::solver::{DefaultSettings, DefaultSolver, IPSolver, SolverStatus, SupportedConeT};
 use nalgebra::{DMatrix, DVector};
-
-use super::SolveStatus;
 
 /// A block of consecutive variables and the set it must lie in.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -296,37 +294,6 @@ fn run_clarabel(
     })
 }
 
-/// Clarabel's status as a [`SolveStatus`]: `None` when solved (the caller then applies
-/// its own stopping test); `iteration` is the caller's iteration (an outer loop's, or
-/// clarabel's own count).
-pub(crate) fn unsolved_status(status: SolverStatus, iteration: usize) -> Option<SolveStatus> {
-    match status {
-        SolverStatus::Solved | SolverStatus::AlmostSolved => None,
-        SolverStatus::MaxIterations => Some(SolveStatus::MaxIterations),
-        SolverStatus::MaxTime => Some(SolveStatus::MaxTime),
-        SolverStatus::PrimalInfeasible
-        | SolverStatus::DualInfeasible
-        | SolverStatus::AlmostPrimalInfeasible
-        | SolverStatus::AlmostDualInfeasible => Some(SolveStatus::Infeasible),
-        SolverStatus::InsufficientProgress => Some(SolveStatus::Stalled { iteration }),
-        other => Some(SolveStatus::NumericalError {
-            iteration,
-            what: format!("clarabel: {other:?}"),
-        }),
-    }
-}
-
-/// Clarabel's gap/feasibility tolerance for a target tolerance on the solver's criterion:
-/// a thousandth of it, kept within `[1e-12, 1e-8]` (clarabel's default is `1e-8`).
-pub(crate) fn interior_point_tolerance(target: f64) -> f64 {
-    (1e-3 * target).clamp(1e-12, 1e-8)
-}
-
-/// The remaining wall time of `max_time` since `start`, for clarabel's time limit.
-pub(crate) fn remaining_time(max_time: Option<f64>, start: std::time::Instant) -> Option<f64> {
-    max_time.map(|t| (t - start.elapsed().as_secs_f64()).max(0.0))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -363,7 +330,10 @@ mod tests {
         let q = DVector::from_vec(vec![-2.0, 0.0, -1.0]);
         let sol = solve_conic_qp(&p, &q, &[Block::IceCream(0.5)], limits());
         let Ok(sol) = sol else { panic!("clarabel ran") };
-        assert!(unsolved_status(sol.status, 0).is_none());
+        assert!(matches!(
+            sol.status,
+            SolverStatus::Solved | SolverStatus::AlmostSolved
+        ));
         // Boundary ray (0.5, 0, 1) s with s = (0.5·2 + 1)/1.25 = 1.6.
         assert!((sol.x[0] - 0.8).abs() < 1e-6 && (sol.x[2] - 1.6).abs() < 1e-6);
     }
