@@ -81,6 +81,80 @@ fn check_collada_up_axis(bytes: &[u8]) -> std::io::Result<()> {
     }
 }
 
+/// COLLADA primitives whose `count` is a number of polygons or lines: mesh-loader
+/// reserves `count × 3 × inputs` indices for them before it reads one.
+const COLLADA_PRIMITIVES: [&str; 7] = [
+    "triangles",
+    "polylist",
+    "polygons",
+    "lines",
+    "linestrips",
+    "trifans",
+    "tristrips",
+];
+
+/// The unsigned values of every `key="N"` attribute of a text (`u64::MAX` for one too
+/// large), with the byte where each value starts.
+fn attribute_values<'a>(bytes: &'a [u8], key: &'a str) -> impl Iterator<Item = (usize, u64)> + 'a {
+    let pattern = format!("{key}=\"").into_bytes();
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        let found = bytes[at..].windows(pattern.len()).position(|w| w == pattern)?;
+        let start = at + found + pattern.len();
+        let digits = bytes[start..].iter().take_while(|b| b.is_ascii_digit()).count();
+        at = start + digits;
+        let value = std::str::from_utf8(&bytes[start..start + digits])
+            .ok()
+            .and_then(|d| d.parse::<u64>().ok())
+            .unwrap_or(if digits == 0 { 0 } else { u64::MAX });
+        Some((start, value))
+    })
+}
+
+/// The name of the element whose start tag holds byte `at`.
+fn enclosing_tag(bytes: &[u8], at: usize) -> &str {
+    let Some(open) = bytes[..at].iter().rposition(|&b| b == b'<') else {
+        return "";
+    };
+    let name = &bytes[open + 1..at];
+    let end = name
+        .iter()
+        .position(|b| b.is_ascii_whitespace())
+        .unwrap_or(name.len());
+    std::str::from_utf8(&name[..end]).unwrap_or("")
+}
+
+/// A COLLADA `count="N"` that the file cannot hold: every value counted takes at least two
+/// bytes of text (a digit and a separator), and a primitive of `N` polygons or lines
+/// holds at least `3 N` vertices of one index per input. mesh-loader reserves room for
+/// what a count declares before it reads one value, so a 1 kB file declaring 4·10⁹ would
+/// ask for gigabytes.
+fn check_collada_counts(bytes: &[u8]) -> std::io::Result<()> {
+    let limit = bytes.len() as u64 / 2;
+    let inputs = attribute_values(bytes, "offset")
+        .map(|(_, offset)| offset.saturating_add(1))
+        .max()
+        .unwrap_or(1);
+    for (start, count) in attribute_values(bytes, "count") {
+        let tag = enclosing_tag(bytes, start);
+        let values = if COLLADA_PRIMITIVES.contains(&tag) {
+            count.saturating_mul(3).saturating_mul(inputs)
+        } else {
+            count
+        };
+        if values > limit {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!(
+                    "<{tag} count=\"{count}\"> at byte {start} declares {values} values, more than the file's {} bytes can hold",
+                    bytes.len()
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// A binary STL whose 80-byte header begins with `solid` (SolidWorks' exports; Solo-12's
 /// feet) is taken for ASCII by mesh-loader, which then fails. A binary STL is exactly
 /// 84 + 50·n bytes, n the count at byte 80 (an ASCII file has text there, so a count near
@@ -137,6 +211,7 @@ fn read_vertices(
         },
         MeshFormat::Collada => {
             check_collada_up_axis(&bytes).map_err(error)?;
+            check_collada_counts(&bytes).map_err(error)?;
             loader.load_collada_from_slice(&bytes, path)
         }
         MeshFormat::Obj => loader.load_obj_from_slice(&bytes, path),
