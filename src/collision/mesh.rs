@@ -81,6 +81,96 @@ fn check_collada_up_axis(bytes: &[u8]) -> std::io::Result<()> {
     }
 }
 
+/// mesh-loader's COLLADA reader, its panics on a malformed file (a reference to a source
+/// that does not exist is indexed, `unwrap`ped or `assert`ed) turned into an error naming
+/// what it said: the only reader here that cannot be made to refuse such a file first.
+fn load_collada(
+    loader: &mesh_loader::Loader,
+    bytes: &[u8],
+    path: &Path,
+) -> std::io::Result<mesh_loader::Scene> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        loader.load_collada_from_slice(bytes, path)
+    }))
+    .unwrap_or_else(|payload| {
+        let said = payload
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "no message".into());
+        Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("malformed file (the reader stopped: {said})"),
+        ))
+    })
+}
+
+/// Deepest element nesting accepted in a COLLADA file (exporters nest scene nodes a few
+/// levels): mesh-loader walks nested nodes recursively, so a deeper file is refused before
+/// it can overflow the stack.
+const MAX_COLLADA_DEPTH: usize = 64;
+
+/// Refuses a COLLADA file whose elements nest deeper than [`MAX_COLLADA_DEPTH`], counted
+/// in one pass over the start and end tags (comments, CDATA, declarations and quoted
+/// attribute values skipped).
+fn check_collada_depth(bytes: &[u8]) -> std::io::Result<()> {
+    let skip_to = |from: usize, end: &[u8]| {
+        bytes[from..]
+            .windows(end.len())
+            .position(|w| w == end)
+            .map_or(bytes.len(), |k| from + k + end.len())
+    };
+    let mut depth = 0usize;
+    let mut at = 0;
+    while let Some(k) = bytes[at..].iter().position(|&b| b == b'<') {
+        let open = at + k;
+        let rest = &bytes[open + 1..];
+        at = if rest.starts_with(b"!--") {
+            skip_to(open, b"-->")
+        } else if rest.starts_with(b"![CDATA[") {
+            skip_to(open, b"]]>")
+        } else if rest.starts_with(b"?") || rest.starts_with(b"!") {
+            skip_to(open, b">")
+        } else {
+            let (end, self_closing) = tag_end(bytes, open + 1);
+            if rest.starts_with(b"/") {
+                depth = depth.saturating_sub(1);
+            } else if !self_closing {
+                depth += 1;
+                if depth > MAX_COLLADA_DEPTH {
+                    return Err(std::io::Error::new(
+                        std::io::ErrorKind::InvalidData,
+                        format!(
+                            "elements nested deeper than {MAX_COLLADA_DEPTH} levels (at byte {open})"
+                        ),
+                    ));
+                }
+            }
+            end
+        };
+    }
+    Ok(())
+}
+
+/// The byte after the `>` that ends the tag starting at `from` (quoted attribute values
+/// skipped) and whether the tag closes itself (`/>`).
+fn tag_end(bytes: &[u8], from: usize) -> (usize, bool) {
+    let mut quote = None;
+    for (k, &b) in bytes[from..].iter().enumerate() {
+        match (quote, b) {
+            (Some(q), _) if b == q => quote = None,
+            (Some(_), _) => {}
+            (None, b'"' | b'\'') => quote = Some(b),
+            (None, b'>') => {
+                let self_closing = k > 0 && bytes[from + k - 1] == b'/';
+                return (from + k + 1, self_closing);
+            }
+            (None, _) => {}
+        }
+    }
+    (bytes.len(), false)
+}
+
 /// COLLADA primitives whose `count` is a number of polygons or lines: mesh-loader
 /// reserves `count × 3 × inputs` indices for them before it reads one.
 const COLLADA_PRIMITIVES: [&str; 7] = [
@@ -211,8 +301,9 @@ fn read_vertices(
         },
         MeshFormat::Collada => {
             check_collada_up_axis(&bytes).map_err(error)?;
+            check_collada_depth(&bytes).map_err(error)?;
             check_collada_counts(&bytes).map_err(error)?;
-            loader.load_collada_from_slice(&bytes, path)
+            load_collada(&loader, &bytes, path)
         }
         MeshFormat::Obj => loader.load_obj_from_slice(&bytes, path),
     }
