@@ -348,8 +348,6 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), ProblemFileErro
     })
 }
 
-/// Reads at most `limit` bytes of `path`: a regular file larger than that is refused
-/// before it is read, and any other file (a pipe, a device) as soon as it passes it.
 /// Writes `bytes` to a new file `path` via a temporary file hard-linked into place, so a
 /// reader never sees a half-written file and an existing file is never replaced (a file
 /// system without hard links gets the file created exclusively and written in place).
@@ -392,12 +390,24 @@ fn temporary_path(path: &Path) -> PathBuf {
     ))
 }
 
+/// Reads at most `limit` bytes of `path`: a regular file larger than that is refused
+/// before it is read, and any other file (a pipe, a device) as soon as it passes it.
 pub(crate) fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, ProblemFileError> {
+    read_bounded_checked(path, limit, |_| Ok(()))
+}
+
+/// As [`read_bounded`], with `check` run on the first block (up to 4 KiB) before the rest
+/// is read, through the same open file (a pipe is read once).
+fn read_bounded_checked(
+    path: &Path,
+    limit: u64,
+    check: impl Fn(&[u8]) -> Result<(), ProblemFileError>,
+) -> Result<Vec<u8>, ProblemFileError> {
     let io = |error| ProblemFileError::Io {
         path: path.to_path_buf(),
         error,
     };
-    let file = fs::File::open(path).map_err(io)?;
+    let mut file = fs::File::open(path).map_err(io)?;
     let size = file.metadata().map_err(io)?.len();
     let too_large = |what: String| ProblemFileError::TooLarge {
         path: path.to_path_buf(),
@@ -409,7 +419,13 @@ pub(crate) fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, ProblemFi
         return Err(too_large(format!("the file ({size} bytes)")));
     }
     let mut bytes = Vec::new();
-    file.take(limit + 1).read_to_end(&mut bytes).map_err(io)?;
+    (&mut file)
+        .take(4096.min(limit + 1))
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    check(&bytes)?;
+    let rest = (limit + 1).saturating_sub(bytes.len() as u64);
+    file.take(rest).read_to_end(&mut bytes).map_err(io)?;
     if bytes.len() as u64 > limit {
         return Err(too_large(format!("the file (more than {limit} bytes)")));
     }
@@ -420,17 +436,8 @@ pub(crate) fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, ProblemFi
 /// whose first character cannot start a JSON object or array (`/dev/zero`) is refused
 /// after its first block, not read to the limit.
 pub(crate) fn read_json_text(path: &Path, limit: u64) -> Result<String, ProblemFileError> {
-    let io = |error| ProblemFileError::Io {
-        path: path.to_path_buf(),
-        error,
-    };
-    let mut head = Vec::new();
-    fs::File::open(path)
-        .and_then(|f| f.take(4096).read_to_end(&mut head))
-        .map_err(io)?;
-    check_json_start(path, &head)?;
-    let bytes = read_bounded(path, limit)?;
-    let text = String::from_utf8(bytes).map_err(|e| {
+    let bytes = read_bounded_checked(path, limit, |head| check_json_start(path, head))?;
+    let mut text = String::from_utf8(bytes).map_err(|e| {
         let offset = e.utf8_error().valid_up_to();
         let (line, column) = position(&e.as_bytes()[..offset]);
         ProblemFileError::Json {
@@ -440,10 +447,10 @@ pub(crate) fn read_json_text(path: &Path, limit: u64) -> Result<String, ProblemF
             message: format!("not valid UTF-8 (byte {offset})"),
         }
     })?;
-    Ok(match text.strip_prefix(BYTE_ORDER_MARK) {
-        Some(rest) => rest.to_string(),
-        None => text,
-    })
+    if text.starts_with(BYTE_ORDER_MARK) {
+        text.drain(..BYTE_ORDER_MARK.len());
+    }
+    Ok(text)
 }
 
 /// Refuses a text whose first significant byte (after a byte-order mark and white space)
@@ -472,6 +479,11 @@ fn check_json_start(path: &Path, head: &[u8]) -> Result<(), ProblemFileError> {
 /// Line and column (1-based, in bytes) just after `before`.
 fn position(before: &[u8]) -> (usize, usize) {
     let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-    let column = before.len() - before.iter().rposition(|&b| b == b'\n').map_or(0, |k| k + 1) + 1;
+    let column = before.len()
+        - before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |k| k + 1)
+        + 1;
     (line, column)
 }
