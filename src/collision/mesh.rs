@@ -84,24 +84,47 @@ fn check_collada_up_axis(bytes: &[u8]) -> std::io::Result<()> {
 /// mesh-loader's COLLADA reader, its panics on a malformed file (a reference to a source
 /// that does not exist is indexed, `unwrap`ped or `assert`ed) turned into an error naming
 /// what it said: the only reader here that cannot be made to refuse such a file first.
+/// The panic is not printed (see [`quiet_panics`]).
 fn load_collada(
     loader: &mesh_loader::Loader,
     bytes: &[u8],
     path: &Path,
 ) -> std::io::Result<mesh_loader::Scene> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        loader.load_collada_from_slice(bytes, path)
-    }))
-    .unwrap_or_else(|payload| {
-        let said = payload
-            .downcast_ref::<&str>()
-            .map(|s| (*s).to_string())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "no message".into());
+    quiet_panics(|| loader.load_collada_from_slice(bytes, path)).unwrap_or_else(|said| {
         Err(std::io::Error::new(
             std::io::ErrorKind::InvalidData,
             format!("malformed file (the reader stopped: {said})"),
         ))
+    })
+}
+
+thread_local! {
+    /// Whether a panic on this thread is caught by [`quiet_panics`] and must not be printed.
+    static QUIET: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f`, returning the message of a panic instead of unwinding. The panic hook in
+/// place when this first runs is wrapped once (for the whole process) so that it stays
+/// silent for a panic raised inside `f` and prints every other panic as before.
+fn quiet_panics<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    static WRAP_HOOK: std::sync::Once = std::sync::Once::new();
+    WRAP_HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !QUIET.with(std::cell::Cell::get) {
+                previous(info);
+            }
+        }));
+    });
+    QUIET.with(|q| q.set(true));
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    QUIET.with(|q| q.set(false));
+    outcome.map_err(|payload| {
+        payload
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "no message".into())
     })
 }
 
@@ -189,9 +212,14 @@ fn attribute_values<'a>(bytes: &'a [u8], key: &'a str) -> impl Iterator<Item = (
     let pattern = format!("{key}=\"").into_bytes();
     let mut at = 0;
     std::iter::from_fn(move || {
-        let found = bytes[at..].windows(pattern.len()).position(|w| w == pattern)?;
+        let found = bytes[at..]
+            .windows(pattern.len())
+            .position(|w| w == pattern)?;
         let start = at + found + pattern.len();
-        let digits = bytes[start..].iter().take_while(|b| b.is_ascii_digit()).count();
+        let digits = bytes[start..]
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count();
         at = start + digits;
         let value = std::str::from_utf8(&bytes[start..start + digits])
             .ok()
