@@ -7,8 +7,8 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use contactbench::simulation::export::describe;
-use contactbench::simulation::timing::{bench_steps, StepBenchReport, StepBenchSettings};
 use contactbench::simulation::scenario::MAX_STEPS;
+use contactbench::simulation::timing::{bench_steps, StepBenchReport, StepBenchSettings};
 use contactbench::simulation::StepMetrics;
 use contactbench::solvers::SolverSpec;
 use serde::Serialize;
@@ -162,7 +162,9 @@ const MAX_REPEATS: usize = 10_000;
 /// ([`MAX_STEPS`]) of timed steps and of settling steps over all blocks.
 fn check_counts(args: &Args) -> Result<(), UsageError> {
     if args.steps == 0 || args.repeats == 0 {
-        return Err(UsageError("--steps and --repeats must be at least 1".into()));
+        return Err(UsageError(
+            "--steps and --repeats must be at least 1".into(),
+        ));
     }
     if args.repeats > MAX_REPEATS {
         return Err(UsageError(format!(

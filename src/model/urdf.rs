@@ -2,7 +2,9 @@
 //! depth-first order, the child joints of a link sorted by name (urdfdom keeps joints in a
 //! name-ordered map: the Allegro hand's thumb `joint_12.0` comes before `joint_4.0`), fixed joints merged into their parent body
 //! (their frames kept), one `Body` frame per link, inertias and collision geometry expressed
-//! in the frame of the moving joint that carries them.
+//! in the frame of the moving joint that carries them. The file is read by [`document`]
+//! (one pass over its elements, every value checked and located); building the tree is
+//! one more pass, so loading is linear in the file.
 
 mod document;
 
@@ -16,7 +18,7 @@ use super::{
     RootJoint,
 };
 use document::{Document, Geometry, JointType};
-pub use document::{GEOMETRY_RANGE, MAX_ORIGIN, SUPPORTED_JOINT_TYPES};
+pub use document::{GEOMETRY_RANGE, MAX_ORIGIN};
 
 /// Largest URDF file read (bytes): Talos's is 70 kB.
 pub const MAX_URDF_BYTES: u64 = 64 << 20;

@@ -499,13 +499,12 @@ impl Reader<'_> {
 
     /// A CSparse matrix stored in `group`, of at most `max` (rows, columns): its sizes are
     /// checked before any of its arrays is read.
-    fn matrix(
-        &self,
-        group: &str,
-        max: (usize, usize),
-    ) -> Result<CscMatrix<f64>, ProblemFileError> {
+    fn matrix(&self, group: &str, max: (usize, usize)) -> Result<CscMatrix<f64>, ProblemFileError> {
         let path = |name: &str| format!("{group}/{name}");
-        let size = |name: &str, limit: usize, unit: &'static str| -> Result<usize, ProblemFileError> {
+        let size = |name: &str,
+                    limit: usize,
+                    unit: &'static str|
+         -> Result<usize, ProblemFileError> {
             let value = self.scalar(&path(name))?;
             let size = usize::try_from(value)
                 .map_err(|_| self.bad(&path(name), format!("invalid size {value}")))?;

@@ -27,9 +27,6 @@ pub const GEOMETRY_RANGE: (f64, f64) = (1e-6, 1e3);
 /// Largest coordinate of an `<origin xyz>` (m), as the scenario's positions.
 pub const MAX_ORIGIN: f64 = 1e6;
 
-/// URDF joint types the model supports.
-pub const SUPPORTED_JOINT_TYPES: [&str; 4] = ["revolute", "continuous", "prismatic", "fixed"];
-
 /// The `<inertia>` attributes, in the order of [`inertia_matrix`].
 const INERTIA_ATTRIBUTES: [&str; 6] = ["ixx", "ixy", "ixz", "iyy", "iyz", "izz"];
 
@@ -67,11 +64,24 @@ pub struct Collision {
 
 #[derive(Debug)]
 pub enum Geometry {
-    Box { size: Vector3<f64> },
-    Sphere { radius: f64 },
-    Cylinder { radius: f64, length: f64 },
-    Capsule { radius: f64, length: f64 },
-    Mesh { filename: String, scale: Vector3<f64> },
+    Box {
+        size: Vector3<f64>,
+    },
+    Sphere {
+        radius: f64,
+    },
+    Cylinder {
+        radius: f64,
+        length: f64,
+    },
+    Capsule {
+        radius: f64,
+        length: f64,
+    },
+    Mesh {
+        filename: String,
+        scale: Vector3<f64>,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -251,12 +261,12 @@ impl Reader<'_> {
     /// The `name` attribute of a link or joint.
     fn name_of<'a>(&self, node: Node<'a>) -> Result<&'a str, ModelError> {
         node.element.attribute("name").ok_or_else(|| {
-                self.invalid(
-                    &format!("<{}>", node.name()),
-                    node.line(),
-                    format!("<{}> without its name attribute", node.name()),
-                )
-            })
+            self.invalid(
+                &format!("<{}>", node.name()),
+                node.line(),
+                format!("<{}> without its name attribute", node.name()),
+            )
+        })
     }
 
     /// The one child `name` of `node`, if any; an error if there are several.
@@ -420,7 +430,11 @@ impl Reader<'_> {
             },
             "mesh" => {
                 let filename = e.attribute("filename").ok_or_else(|| {
-                    self.invalid(owner, e.line, "<mesh> without its filename attribute".into())
+                    self.invalid(
+                        owner,
+                        e.line,
+                        "<mesh> without its filename attribute".into(),
+                    )
                 })?;
                 let scale = self.numbers(owner, e, "scale", 3)?;
                 if let Some(scale) = &scale {
@@ -499,9 +513,15 @@ impl Reader<'_> {
         let (parent, child) = (link_of("parent")?, link_of("child")?);
         let axis = match self.at_most_one(&owner, node, "axis")? {
             Some(axis) => {
-                let xyz = self.numbers(&owner, axis.element, "xyz", 3)?.ok_or_else(|| {
-                    self.invalid(&owner, axis.line(), "<axis> without its xyz attribute".into())
-                })?;
+                let xyz = self
+                    .numbers(&owner, axis.element, "xyz", 3)?
+                    .ok_or_else(|| {
+                        self.invalid(
+                            &owner,
+                            axis.line(),
+                            "<axis> without its xyz attribute".into(),
+                        )
+                    })?;
                 Vector3::from_column_slice(&xyz)
             }
             None => Vector3::x(),
