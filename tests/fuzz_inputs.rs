@@ -1,11 +1,12 @@
 //! Seeded mutation fuzzing of every input format a user hands contactbench: scenario YAML
 //! (with and without a `--set` override), problem JSON, FCLIB HDF5, npz, warm starts,
-//! URDF, SRDF, STL and COLLADA. Each case mutates a valid seed file (byte flips,
-//! insertions of hostile tokens, deletions, duplications, truncations, deep nesting) and
-//! parses it; a panic fails the test (and an abort, such as a stack overflow, kills it),
-//! and so does a case slower than `HANG_LIMIT`. This binary's allocator refuses any single
-//! allocation over `ALLOCATION_LIMIT`, so a size a mutated file declares and a reader
-//! trusts aborts the binary too.
+//! URDF, SRDF, STL, COLLADA and OBJ. Each case mutates a valid seed file (byte flips,
+//! insertions of hostile tokens, huge sizes written over binary fields, deletions,
+//! duplications, truncations, deep nesting) and parses it; a panic fails the test (and an
+//! abort, such as a stack overflow, kills it), and so does a case slower than
+//! `HANG_LIMIT`. This binary's allocator refuses any single allocation over
+//! `ALLOCATION_LIMIT`, so a size a mutated file declares and a reader trusts aborts the
+//! binary too.
 //!
 //! `cargo test --test fuzz_inputs` runs `DEFAULT_CASES` cases per format (what CI runs);
 //! `CONTACTBENCH_FUZZ_CASES=N` runs N, `CONTACTBENCH_FUZZ_SEED=S` another sequence. The
@@ -120,6 +121,23 @@ const TOKENS: &[&[u8]] = &[
     b"<group_state name=\"s\" group=\"all\">",
     b"\"lambda\": ",
     b"\"solvers\": [",
+    b"'shape': (4000000000, 4000000000), ",
+    b"(15001, 15001)",
+    b"'descr': '<c16', ",
+];
+
+/// Sizes a binary header may declare (HDF5 dimensions and matrix sizes, zip entry sizes,
+/// the triangle count of a binary STL), written little-endian over 4 or 8 bytes of a
+/// case: the edges of their integer types and values just over the readers' caps.
+const DECLARED_SIZES: &[u64] = &[
+    u64::MAX,
+    1 << 63,
+    1 << 40,
+    u32::MAX as u64,
+    (1 << 31) - 1,
+    1 << 31,
+    1_000_001,
+    15_001,
 ];
 
 fn cases() -> usize {
@@ -136,13 +154,45 @@ fn seed() -> u64 {
         .unwrap_or(13)
 }
 
-/// One random mutation (or a few) of `input`.
+/// Writes one of [`DECLARED_SIZES`] little-endian over 4 or 8 bytes of `out` that held a
+/// small integer (1 to 65,535, as the sizes, counts and offsets of a small binary file
+/// do), if 64 tries find one; returns whether it wrote.
+fn overwrite_declared_size(rng: &mut ChaCha8Rng, out: &mut [u8]) -> bool {
+    let width = if rng.random() { 4 } else { 8 };
+    if out.len() < width {
+        return false;
+    }
+    for _ in 0..64 {
+        let at = rng.random_range(0..=out.len() - width);
+        let mut held = [0u8; 8];
+        held[..width].copy_from_slice(&out[at..at + width]);
+        if (1..=65_535).contains(&u64::from_le_bytes(held)) {
+            let value = DECLARED_SIZES[rng.random_range(0..DECLARED_SIZES.len())];
+            out[at..at + width].copy_from_slice(&value.to_le_bytes()[..width]);
+            return true;
+        }
+    }
+    false
+}
+
+/// One random mutation (or a few) of `input`. One case in four of a binary file only has
+/// sizes written over it: its offsets stay valid, so its readers reach the checks of what
+/// it declares instead of stopping at a broken structure.
 fn mutate(rng: &mut ChaCha8Rng, input: &[u8]) -> Vec<u8> {
     let mut out = input.to_vec();
+    if rng.random_range(0..4) == 0 {
+        let mut wrote = false;
+        for _ in 0..rng.random_range(1..=3) {
+            wrote |= overwrite_declared_size(rng, &mut out);
+        }
+        if wrote {
+            return out;
+        }
+    }
     for _ in 0..rng.random_range(1..=4) {
         let n = out.len();
         let at = if n == 0 { 0 } else { rng.random_range(0..=n) };
-        match rng.random_range(0..8) {
+        match rng.random_range(0..9) {
             0 if n > 0 => {
                 let k = rng.random_range(0..n);
                 out[k] ^= 1 << rng.random_range(0..8);
@@ -175,6 +225,8 @@ fn mutate(rng: &mut ChaCha8Rng, input: &[u8]) -> Vec<u8> {
                 nest.extend(close.repeat(depth));
                 out.splice(at..at, nest);
             }
+            // A text file holds no small binary integer: a token is inserted instead.
+            6 if overwrite_declared_size(rng, &mut out) => {}
             _ => {
                 let token = TOKENS[rng.random_range(0..TOKENS.len())];
                 out.splice(at..at, token.iter().copied());
