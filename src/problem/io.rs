@@ -374,7 +374,9 @@ pub fn write_new_atomically(path: &Path, bytes: &[u8]) -> Result<(), ProblemFile
                 },
                 _ => io(e),
             })?;
-            file.write_all(bytes).and_then(|()| file.sync_all()).map_err(io)
+            file.write_all(bytes)
+                .and_then(|()| file.sync_all())
+                .map_err(io)
         }
         Err(e) => Err(io(e)),
     }
