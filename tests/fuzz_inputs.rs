@@ -1,24 +1,69 @@
 //! Seeded mutation fuzzing of every input format a user hands contactbench: scenario YAML
-//! (with and without a `--set` override), problem JSON, URDF and STL. Each case mutates a
-//! valid seed file (byte flips, insertions of hostile tokens, deletions, duplications,
-//! truncations, deep nesting) and parses it; a panic fails the test (and an abort, such as
-//! a stack overflow, kills it), and so does a case slower than `HANG_LIMIT`.
+//! (with and without a `--set` override), problem JSON, FCLIB HDF5, npz, warm starts,
+//! URDF, SRDF, STL, COLLADA and OBJ. Each case mutates a valid seed file (byte flips,
+//! insertions of hostile tokens, huge sizes written over binary fields, deletions,
+//! duplications, truncations, deep nesting) and parses it; a panic fails the test (and an
+//! abort, such as a stack overflow, kills it), and so does a case slower than
+//! `HANG_LIMIT`. This binary's allocator refuses any single allocation over
+//! `ALLOCATION_LIMIT`, so a size a mutated file declares and a reader trusts aborts the
+//! binary too.
 //!
 //! `cargo test --test fuzz_inputs` runs `DEFAULT_CASES` cases per format (what CI runs);
 //! `CONTACTBENCH_FUZZ_CASES=N` runs N, `CONTACTBENCH_FUZZ_SEED=S` another sequence. The
 //! counts measured are in docs/reliability.md.
 
+use std::alloc::{GlobalAlloc, Layout, System};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use contactbench::collision::mesh::ConvexHull;
 use contactbench::model::{Model, RootJoint};
-use contactbench::problem::io::read_problem;
+use contactbench::problem::io::{read_lambda, read_problem};
 use contactbench::simulation::Scenario;
 use nalgebra::Vector3;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+
+/// The largest single allocation a case may make (bytes): every file a case reads is
+/// under 1 MB, and every reader checks declared sizes against the bytes a file holds.
+const ALLOCATION_LIMIT: usize = 1 << 30;
+
+/// The system allocator, refusing any single block over [`ALLOCATION_LIMIT`] (the
+/// standard library then aborts the binary).
+struct BoundedAllocator;
+
+// SAFETY: every call is forwarded to the system allocator unchanged, or answered with a
+// null pointer, which `GlobalAlloc` allows for any request.
+unsafe impl GlobalAlloc for BoundedAllocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if layout.size() > ALLOCATION_LIMIT {
+            return std::ptr::null_mut();
+        }
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        if layout.size() > ALLOCATION_LIMIT {
+            return std::ptr::null_mut();
+        }
+        unsafe { System.alloc_zeroed(layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if new_size > ALLOCATION_LIMIT {
+            return std::ptr::null_mut();
+        }
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: BoundedAllocator = BoundedAllocator;
 
 /// Cases per format when `CONTACTBENCH_FUZZ_CASES` is not set.
 const DEFAULT_CASES: usize = 300;
@@ -65,6 +110,34 @@ const TOKENS: &[&[u8]] = &[
     b"&#xD800;",
     b"<!DOCTYPE x [<!ENTITY a \"aaaa\">]>",
     b"solid x\nfacet normal 0 0 1\nouter loop\nvertex 1e308 0 0\nendloop\nendfacet\nendsolid x\n",
+    b"\xef\xbb\xbf",
+    b"count=\"4000000000\"",
+    b"offset=\"4294967295\"",
+    b"<link name=\"link_0\"/>",
+    b"<joint name=\"joint_1\" type=\"fixed\"><parent link=\"a\"/><child link=\"b\"/></joint>",
+    b"package://pkg/../../x.stl",
+    b"quat_xyzw=\"0 0 0 1\"",
+    b"version=\"1.2\"",
+    b"<group_state name=\"s\" group=\"all\">",
+    b"\"lambda\": ",
+    b"\"solvers\": [",
+    b"'shape': (4000000000, 4000000000), ",
+    b"(15001, 15001)",
+    b"'descr': '<c16', ",
+];
+
+/// Sizes a binary header may declare (HDF5 dimensions and matrix sizes, zip entry sizes,
+/// the triangle count of a binary STL), written little-endian over 4 or 8 bytes of a
+/// case: the edges of their integer types and values just over the readers' caps.
+const DECLARED_SIZES: &[u64] = &[
+    u64::MAX,
+    1 << 63,
+    1 << 40,
+    u32::MAX as u64,
+    (1 << 31) - 1,
+    1 << 31,
+    1_000_001,
+    15_001,
 ];
 
 fn cases() -> usize {
@@ -81,13 +154,45 @@ fn seed() -> u64 {
         .unwrap_or(13)
 }
 
-/// One random mutation (or a few) of `input`.
+/// Writes one of [`DECLARED_SIZES`] little-endian over 4 or 8 bytes of `out` that held a
+/// small integer (1 to 65,535, as the sizes, counts and offsets of a small binary file
+/// do), if 64 tries find one; returns whether it wrote.
+fn overwrite_declared_size(rng: &mut ChaCha8Rng, out: &mut [u8]) -> bool {
+    let width = if rng.random() { 4 } else { 8 };
+    if out.len() < width {
+        return false;
+    }
+    for _ in 0..64 {
+        let at = rng.random_range(0..=out.len() - width);
+        let mut held = [0u8; 8];
+        held[..width].copy_from_slice(&out[at..at + width]);
+        if (1..=65_535).contains(&u64::from_le_bytes(held)) {
+            let value = DECLARED_SIZES[rng.random_range(0..DECLARED_SIZES.len())];
+            out[at..at + width].copy_from_slice(&value.to_le_bytes()[..width]);
+            return true;
+        }
+    }
+    false
+}
+
+/// One random mutation (or a few) of `input`. One case in four of a binary file only has
+/// sizes written over it: its offsets stay valid, so its readers reach the checks of what
+/// it declares instead of stopping at a broken structure.
 fn mutate(rng: &mut ChaCha8Rng, input: &[u8]) -> Vec<u8> {
     let mut out = input.to_vec();
+    if rng.random_range(0..4) == 0 {
+        let mut wrote = false;
+        for _ in 0..rng.random_range(1..=3) {
+            wrote |= overwrite_declared_size(rng, &mut out);
+        }
+        if wrote {
+            return out;
+        }
+    }
     for _ in 0..rng.random_range(1..=4) {
         let n = out.len();
         let at = if n == 0 { 0 } else { rng.random_range(0..=n) };
-        match rng.random_range(0..8) {
+        match rng.random_range(0..9) {
             0 if n > 0 => {
                 let k = rng.random_range(0..n);
                 out[k] ^= 1 << rng.random_range(0..8);
@@ -120,6 +225,8 @@ fn mutate(rng: &mut ChaCha8Rng, input: &[u8]) -> Vec<u8> {
                 nest.extend(close.repeat(depth));
                 out.splice(at..at, nest);
             }
+            // A text file holds no small binary integer: a token is inserted instead.
+            6 if overwrite_declared_size(rng, &mut out) => {}
             _ => {
                 let token = TOKENS[rng.random_range(0..TOKENS.len())];
                 out.splice(at..at, token.iter().copied());
@@ -238,6 +345,21 @@ fn problem_npz() {
 }
 
 #[test]
+fn warm_start_json() {
+    let seeds = vec![
+        b"[0.0, 0.5, 1.0]".to_vec(),
+        b"{\"lambda\": [0.0, 0.5, 1.0], \"status\": \"converged\"}".to_vec(),
+        b"{\"problem\": \"p.json\", \"solvers\": [{\"solver\": \"ncp-pgs\", \"lambda\": [0.0, 0.5, 1.0]}], \"lambda\": [0.0, 0.5, 1.0], \"lambda_solver\": \"ncp-pgs\"}".to_vec(),
+    ];
+    let dir = temp("warm");
+    fuzz("warm_start_json", &seeds, &|bytes| {
+        let path = dir.join("case.json");
+        std::fs::write(&path, bytes).expect("write");
+        read_lambda(&path).is_ok()
+    });
+}
+
+#[test]
 fn urdf() {
     let seeds = files("tests/data", "urdf");
     assert!(seeds.len() >= 2);
@@ -246,6 +368,27 @@ fn urdf() {
         let path = dir.join("case.urdf");
         std::fs::write(&path, bytes).expect("write");
         Model::from_urdf(&path, RootJoint::FreeFlyer).is_ok()
+    });
+}
+
+#[test]
+fn srdf() {
+    let urdf = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/model_pendulum.urdf");
+    let model = Model::from_urdf(&urdf, RootJoint::Fixed).expect("shipped URDF");
+    let joints: Vec<String> = model.joint_names()[1..]
+        .iter()
+        .map(|j| format!("<joint name=\"{j}\" value=\"0.5\"/>"))
+        .collect();
+    let seed = format!(
+        "<?xml version=\"1.0\"?>\n<robot name=\"{}\">\n<group name=\"all\"/>\n<group_state name=\"rest\" group=\"all\">\n{}\n</group_state>\n<disable_collisions link1=\"a\" link2=\"b\" reason=\"Adjacent\"/>\n</robot>\n",
+        model.name,
+        joints.join("\n")
+    );
+    let dir = temp("srdf");
+    fuzz("srdf", &[seed.into_bytes()], &|bytes| {
+        let path = dir.join("case.srdf");
+        std::fs::write(&path, bytes).expect("write");
+        model.clone().load_srdf(&path).is_ok()
     });
 }
 
@@ -299,5 +442,82 @@ fn stl() {
         let path = dir.join("case.stl");
         std::fs::write(&path, bytes).expect("write");
         ConvexHull::from_stl(&path, &Vector3::repeat(1.0)).is_ok()
+    });
+}
+
+/// A unit cube as COLLADA (triangles over one position source).
+fn collada_seed() -> Vec<u8> {
+    let corners: Vec<String> = (0..8)
+        .map(|k| format!("{} {} {}", k & 1, (k >> 1) & 1, (k >> 2) & 1))
+        .collect();
+    let faces = "0 2 1 1 2 3 4 5 6 5 7 6 0 1 4 1 5 4 2 6 3 3 6 7 0 4 2 2 4 6 1 3 5 3 7 5";
+    format!(
+        r##"<?xml version="1.0" encoding="utf-8"?>
+<COLLADA xmlns="http://www.collada.org/2005/11/COLLADASchema" version="1.4.1">
+  <asset><unit name="meter" meter="1"/><up_axis>Z_UP</up_axis></asset>
+  <library_geometries><geometry id="g"><mesh>
+    <source id="p"><float_array id="pa" count="24">{}</float_array>
+      <technique_common><accessor source="#pa" count="8" stride="3"><param name="X" type="float"/><param name="Y" type="float"/><param name="Z" type="float"/></accessor></technique_common>
+    </source>
+    <vertices id="v"><input semantic="POSITION" source="#p"/></vertices>
+    <triangles count="12"><input semantic="VERTEX" source="#v" offset="0"/><p>{faces}</p></triangles>
+  </mesh></geometry></library_geometries>
+  <library_visual_scenes><visual_scene id="s"><node><instance_geometry url="#g"/></node></visual_scene></library_visual_scenes>
+  <scene><instance_visual_scene url="#s"/></scene>
+</COLLADA>
+"##,
+        corners.join(" ")
+    )
+    .into_bytes()
+}
+
+#[test]
+fn collada() {
+    let dir = temp("collada");
+    let seed_path = dir.join("seed.dae");
+    std::fs::write(&seed_path, collada_seed()).expect("write");
+    assert!(ConvexHull::from_mesh_file(&seed_path, &Vector3::repeat(1.0)).is_ok());
+    fuzz("collada", &[collada_seed()], &|bytes| {
+        let path = dir.join("case.dae");
+        std::fs::write(&path, bytes).expect("write");
+        ConvexHull::from_mesh_file(&path, &Vector3::repeat(1.0)).is_ok()
+    });
+}
+
+/// A unit cube as Wavefront OBJ.
+fn obj_seed() -> Vec<u8> {
+    let mut text = String::from("# cube\no cube\n");
+    for k in 0..8 {
+        text.push_str(&format!("v {} {} {}\n", k & 1, (k >> 1) & 1, (k >> 2) & 1));
+    }
+    for f in [
+        [1, 3, 2],
+        [2, 3, 4],
+        [5, 6, 7],
+        [6, 8, 7],
+        [1, 2, 5],
+        [2, 6, 5],
+        [3, 7, 4],
+        [4, 7, 8],
+        [1, 5, 3],
+        [3, 5, 7],
+        [2, 4, 6],
+        [4, 8, 6],
+    ] {
+        text.push_str(&format!("f {} {} {}\n", f[0], f[1], f[2]));
+    }
+    text.into_bytes()
+}
+
+#[test]
+fn obj() {
+    let dir = temp("obj");
+    let seed_path = dir.join("seed.obj");
+    std::fs::write(&seed_path, obj_seed()).expect("write");
+    assert!(ConvexHull::from_mesh_file(&seed_path, &Vector3::repeat(1.0)).is_ok());
+    fuzz("obj", &[obj_seed()], &|bytes| {
+        let path = dir.join("case.obj");
+        std::fs::write(&path, bytes).expect("write");
+        ConvexHull::from_mesh_file(&path, &Vector3::repeat(1.0)).is_ok()
     });
 }

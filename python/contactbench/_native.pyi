@@ -68,6 +68,7 @@ def write_problem(
     problem: ContactProblem,
     lambda_: Optional[ArrayLike] = None,
     solver: Optional[Dict[str, Any]] = None,
+    overwrite: bool = False,
 ) -> None: ...
 def read_lambda(path: PathLike) -> FloatArray: ...
 

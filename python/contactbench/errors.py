@@ -1,7 +1,9 @@
 """The exceptions of contactbench: one class per error enum of the Rust crate, all under
 :class:`ContactbenchError`. The message is the Rust error's text, word for word; ``kind``
 is the variant (``"non_finite"``, ``"size"``, ...), and ``path``, ``line`` and ``field``
-say where, when the variant names them (else ``None``)."""
+say where, when the variant names them (else ``None``). One variant has a class of its
+own, to be caught as Python's own: :class:`ProblemFileExistsError`, also a
+``FileExistsError``."""
 
 from __future__ import annotations
 
@@ -38,6 +40,11 @@ class ProblemFileError(ContactbenchError):
     ``path`` is the file, ``field`` the dataset or field when known."""
 
 
+class ProblemFileExistsError(ProblemFileError, FileExistsError):
+    """``write_problem`` without ``overwrite=True`` found a file at its path and left it
+    as it was."""
+
+
 class SolverError(ContactbenchError, ValueError):
     """An unknown solver, a bad setting or parameter, a warm start that does not fit
     (Rust ``solvers::SolverError``)."""
@@ -67,6 +74,7 @@ __all__ = [
     "ContactbenchError",
     "ProblemError",
     "ProblemFileError",
+    "ProblemFileExistsError",
     "SolverError",
     "ModelError",
     "DynamicsError",

@@ -31,10 +31,20 @@ pub fn matrix(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<DMatrix<f64>> {
     Ok(DMatrix::from_fn(rows, cols, |i, j| view[(i, j)]))
 }
 
-/// `numpy.asarray(obj, dtype=float64)`, naming the argument when it is not numeric.
+/// `numpy.asarray(obj, dtype=float64)`, naming the argument when it is not numeric or is
+/// complex (numpy would drop the imaginary part with a mere warning).
 fn as_float_array<'py>(obj: &Bound<'py, PyAny>, name: &str) -> PyResult<Bound<'py, PyAny>> {
     let py = obj.py();
     let numpy = py.import("numpy")?;
+    let complex: bool = numpy
+        .call_method1("iscomplexobj", (obj,))
+        .and_then(|c| c.extract())
+        .unwrap_or(false);
+    if complex {
+        return Err(PyTypeError::new_err(format!(
+            "{name}: expected real numbers, got a complex array (its imaginary part would be dropped)"
+        )));
+    }
     let kwargs = PyDict::new(py);
     kwargs.set_item("dtype", numpy.getattr("float64")?)?;
     numpy

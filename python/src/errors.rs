@@ -126,14 +126,19 @@ impl PythonError for ProblemError {
 
 impl PythonError for ProblemFileError {
     fn class(&self) -> &'static str {
-        "ProblemFileError"
+        match self {
+            ProblemFileError::Exists { .. } => "ProblemFileExistsError",
+            _ => "ProblemFileError",
+        }
     }
     fn location(&self) -> Location {
         let (path, line, field) = match self {
-            ProblemFileError::Io { path, .. } | ProblemFileError::Serialize { path, .. } => {
-                (path, None, None)
-            }
+            ProblemFileError::Io { path, .. }
+            | ProblemFileError::Serialize { path, .. }
+            | ProblemFileError::TooLarge { path, .. }
+            | ProblemFileError::Exists { path } => (path, None, None),
             ProblemFileError::Json { path, line, .. } => (path, Some(*line), None),
+            ProblemFileError::JsonField { path, field, .. } => (path, None, Some(field.clone())),
             ProblemFileError::RaggedRows { path, .. } => (path, None, Some("G".to_string())),
             ProblemFileError::Hdf5 { path, dataset, .. }
             | ProblemFileError::Dataset { path, dataset, .. }

@@ -39,13 +39,16 @@ pub fn metrics<'py>(
     model: Option<&str>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let lambda = checked_lambda(&problem.inner, lam)?;
-    let m = match model {
-        Some(name) => {
-            let model = crate::solvers::parse_model(name).map_err(py_err)?;
-            compute_model_metrics(&problem.inner, &lambda, model)
-        }
-        None => compute_metrics(&problem.inner, &lambda),
-    };
+    let model = model
+        .map(crate::solvers::parse_model)
+        .transpose()
+        .map_err(py_err)?;
+    let inner = &problem.inner;
+    // Every metric (the internal forces take an SVD of J) without the interpreter.
+    let m = py.detach(|| match model {
+        Some(model) => compute_model_metrics(inner, &lambda, model),
+        None => compute_metrics(inner, &lambda),
+    });
     metrics_dict(py, &m)
 }
 
@@ -102,12 +105,15 @@ pub fn raisim_residual(problem: PyRef<'_, PyProblem>, lam: &Bound<'_, PyAny>) ->
     Ok(rust_raisim_residual(&problem.inner, &lambda, &c))
 }
 
-/// The norm of the internal forces (needs the problem's Jacobian `J`; None without it).
+/// The norm of the internal forces (needs the problem's Jacobian `J`; None without it),
+/// computed without the interpreter (an SVD of `J`).
 #[pyfunction]
 pub fn internal_forces(
+    py: Python<'_>,
     problem: PyRef<'_, PyProblem>,
     lam: &Bound<'_, PyAny>,
 ) -> PyResult<Option<f64>> {
     let lambda = checked_lambda(&problem.inner, lam)?;
-    Ok(rust_internal_forces(&problem.inner, &lambda))
+    let inner = &problem.inner;
+    Ok(py.detach(|| rust_internal_forces(inner, &lambda)))
 }

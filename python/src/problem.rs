@@ -3,7 +3,9 @@
 
 use std::path::PathBuf;
 
-use contactbench::problem::io::{read_lambda as rust_read_lambda, read_problem, write_problem};
+use contactbench::problem::io::{
+    create_problem, read_lambda as rust_read_lambda, read_problem, write_problem,
+};
 use contactbench::problem::{ContactProblem, ProblemError};
 use nalgebra::{DMatrix, DVector};
 use numpy::{PyArray1, PyArray2};
@@ -150,17 +152,19 @@ fn through_door(
     J: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PyProblem> {
     let compliance = R.map(|r| vector(r, "R")).transpose()?;
-    let problem = door(
-        matrix(G, "G")?,
-        vector(g, "g")?,
-        vector(mu, "mu")?,
-        compliance,
-    )
-    .map_err(py_err)?;
-    let inner = match J {
-        Some(j) => problem.with_jacobian(matrix(j, "J")?).map_err(py_err)?,
-        None => problem,
-    };
+    let (delassus, free_velocity, mu) = (matrix(G, "G")?, vector(g, "g")?, vector(mu, "mu")?);
+    let jacobian = J.map(|j| matrix(j, "J")).transpose()?;
+    // The checks (an eigenvalue decomposition of G) run without the interpreter.
+    let inner = G
+        .py()
+        .detach(|| {
+            let problem = door(delassus, free_velocity, mu, compliance)?;
+            match jacobian {
+                Some(j) => problem.with_jacobian(j),
+                None => Ok(problem),
+            }
+        })
+        .map_err(py_err)?;
     Ok(PyProblem { inner })
 }
 
@@ -238,27 +242,36 @@ pub fn py_read_problem(py: Python<'_>, path: PathBuf) -> PyResult<PyProblemFile>
 
 /// Writes a problem (and optionally a reference `λ` and, in JSON, a solver spec) in the
 /// format of the extension (`.hdf5`/`.h5`: FCLIB, `.npz`: numpy, else JSON), atomically.
+/// An existing file is replaced only with `overwrite=True` (else
+/// `ProblemFileExistsError`, a `FileExistsError`).
 #[pyfunction(name = "write_problem")]
-#[pyo3(signature = (path, problem, lambda_ = None, solver = None))]
+#[pyo3(signature = (path, problem, lambda_ = None, solver = None, overwrite = false))]
 pub fn py_write_problem(
     py: Python<'_>,
     path: PathBuf,
     problem: PyRef<'_, PyProblem>,
     lambda_: Option<&Bound<'_, PyAny>>,
     solver: Option<&Bound<'_, PyDict>>,
+    overwrite: bool,
 ) -> PyResult<()> {
     let lambda = lambda_
         .map(|l| checked_lambda(&problem.inner, l))
         .transpose()?;
     let solver = solver.map(to_map).transpose()?;
     let inner = problem.inner.clone();
-    py.detach(|| write_problem(&path, &inner, lambda.as_ref(), solver.as_ref()))
+    let write = if overwrite {
+        write_problem
+    } else {
+        create_problem
+    };
+    py.detach(|| write(&path, &inner, lambda.as_ref(), solver.as_ref()))
         .map_err(py_err)
 }
 
-/// Reads a force vector (a warm start): a JSON array, or an object with `lambda`.
+/// Reads a force vector (a warm start): a JSON array, an object with `lambda`, or
+/// `solve --all --json` output.
 #[pyfunction(name = "read_lambda")]
 pub fn py_read_lambda<'py>(py: Python<'py>, path: PathBuf) -> PyResult<Bound<'py, PyArray1<f64>>> {
-    let lambda = rust_read_lambda(&path).map_err(py_err)?;
+    let lambda = py.detach(|| rust_read_lambda(&path)).map_err(py_err)?;
     Ok(array1(py, &lambda))
 }

@@ -154,16 +154,22 @@ impl PyRobot {
         array2(py, &jacobian)
     }
 
-    /// The joint-space mass matrix `M(q)` (CRBA, `nv × nv`).
+    /// The joint-space mass matrix `M(q)` (CRBA, `nv × nv`, computed without the
+    /// interpreter).
     fn mass_matrix<'py>(
         &self,
         py: Python<'py>,
         q: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyArray2<f64>>> {
         let q = vector(q, "q")?;
-        let mut data = Data::new(&self.model);
-        let m = dynamics::crba(&self.model, &mut data, &q).map_err(py_err)?;
-        array2(py, m)
+        let model = &self.model;
+        let m = py
+            .detach(|| {
+                let mut data = Data::new(model);
+                dynamics::crba(model, &mut data, &q).cloned()
+            })
+            .map_err(py_err)?;
+        array2(py, &m)
     }
 
     /// Kinetic energy `½ vᵀ M(q) v` (J).

@@ -7,12 +7,13 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use contactbench::simulation::export::describe;
+use contactbench::simulation::scenario::MAX_STEPS;
 use contactbench::simulation::timing::{bench_steps, StepBenchReport, StepBenchSettings};
 use contactbench::simulation::StepMetrics;
 use contactbench::solvers::SolverSpec;
 use serde::Serialize;
 
-use super::common::load_scenarios;
+use super::common::{load_scenarios, UsageError};
 use super::out::outln;
 
 /// Arguments of `contactbench bench-step`.
@@ -129,8 +130,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("--solver {}", args.solver))?;
     spec.build()
         .with_context(|| format!("--solver {}", args.solver))?;
-    anyhow::ensure!(args.steps >= 1, "--steps must be at least 1");
-    anyhow::ensure!(args.repeats >= 1, "--repeats must be at least 1");
+    check_counts(&args)?;
     let settings = StepBenchSettings {
         settle: args.settle,
         steps: args.steps,
@@ -152,6 +152,36 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         print_table(&output);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Most timed blocks: the report keeps each block's stage timings.
+const MAX_REPEATS: usize = 10_000;
+
+/// Refuses counts that would not fit before anything is allocated or run: at least one
+/// step and one block, at most [`MAX_REPEATS`] blocks, and at most a run's step cap
+/// ([`MAX_STEPS`]) of timed steps and of settling steps over all blocks.
+fn check_counts(args: &Args) -> Result<(), UsageError> {
+    if args.steps == 0 || args.repeats == 0 {
+        return Err(UsageError(
+            "--steps and --repeats must be at least 1".into(),
+        ));
+    }
+    if args.repeats > MAX_REPEATS {
+        return Err(UsageError(format!(
+            "--repeats {}: at most {MAX_REPEATS} blocks",
+            args.repeats
+        )));
+    }
+    for (flag, count) in [("--steps", args.steps), ("--settle", args.settle)] {
+        let total = count.saturating_mul(args.repeats) as f64;
+        if total > MAX_STEPS {
+            return Err(UsageError(format!(
+                "{flag} {count} x --repeats {} = {total:e} steps exceeds the cap of {MAX_STEPS:e} steps",
+                args.repeats
+            )));
+        }
+    }
+    Ok(())
 }
 
 fn print_table(out: &Output<'_>) {

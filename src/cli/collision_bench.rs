@@ -2,10 +2,12 @@
 //! ellipsoid pairs and on convex hulls of the robots' STL meshes: mean GJK iterations and
 //! times of vanilla, Polyak and Nesterov (normalized) per signed-distance bucket.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use super::common::UsageError;
 use super::out::outln;
 use anyhow::Context;
 use contactbench::collision::benchmark::{
@@ -21,7 +23,8 @@ use rand_chacha::ChaCha8Rng;
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Directory searched recursively for `.stl` meshes (default: the robots of the
-    /// manifest, fetched on first use).
+    /// manifest, fetched on first use); a folder reached twice (a symbolic link loop) is
+    /// visited once, down to 64 levels.
     #[arg(long)]
     mesh_dir: Option<PathBuf>,
     /// Random pairs per dataset.
@@ -45,8 +48,25 @@ const VARIANTS: [GjkVariant; 3] = [
     GjkVariant::Nesterov { normalize: true },
 ];
 
+/// Most random pairs per dataset (each is kept in memory, about 300 bytes).
+const MAX_PAIRS: usize = 1_000_000;
+
+/// Most timed repetitions of one query.
+const MAX_REPEATS: usize = 1_000_000;
+
+/// Deepest folder nesting searched under `--mesh-dir`.
+const MAX_DEPTH: usize = 64;
+
 /// Runs the command.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    for (flag, count, limit) in [
+        ("--pairs", args.pairs, MAX_PAIRS),
+        ("--repeats", args.repeats, MAX_REPEATS),
+    ] {
+        if count == 0 || count > limit {
+            return Err(UsageError(format!("{flag} {count}: expected 1 to {limit}")).into());
+        }
+    }
     let mut rng = ChaCha8Rng::seed_from_u64(args.seed);
     let ellipsoids = ellipsoid_pairs(&mut rng, args.pairs)?;
     print_table("ellipsoids (semi-axes 0.05-0.2 m)", &ellipsoids, &args);
@@ -109,30 +129,49 @@ fn mesh_pairs(
         .collect()
 }
 
-fn stl_files(dir: &Path, out: &mut Vec<PathBuf>) -> anyhow::Result<()> {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .with_context(|| format!("reading {}", dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            stl_files(&path, out)?;
-        } else if path
-            .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("stl"))
-        {
-            out.push(path);
+/// The `.stl` files under `dir`, sorted, searched depth first. Symbolic links are
+/// followed, but a folder already visited (by its canonical path) is not entered again,
+/// so a link loop ends; deeper than [`MAX_DEPTH`] levels is an error.
+fn stl_files(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    let mut visited = HashSet::new();
+    let mut pending = vec![(dir.to_path_buf(), 0usize)];
+    while let Some((dir, depth)) = pending.pop() {
+        let canonical =
+            std::fs::canonicalize(&dir).with_context(|| format!("reading {}", dir.display()))?;
+        if !visited.insert(canonical) {
+            continue;
+        }
+        anyhow::ensure!(
+            depth <= MAX_DEPTH,
+            "{}: folders nested deeper than {MAX_DEPTH} levels",
+            dir.display()
+        );
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .with_context(|| format!("reading {}", dir.display()))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .collect();
+        entries.sort();
+        // Reversed onto the stack: the first folder is searched first.
+        for path in entries.into_iter().rev() {
+            if path.is_dir() {
+                pending.push((path, depth + 1));
+            } else if path
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("stl"))
+            {
+                out.push(path);
+            }
         }
     }
-    Ok(())
+    out.sort();
+    Ok(out)
 }
 
 /// Hulls of every readable STL mesh with volume (unreadable or flat ones are reported
 /// and skipped).
 fn load_hulls(dir: &Path) -> anyhow::Result<Vec<Arc<ConvexHull>>> {
-    let mut files = Vec::new();
-    stl_files(dir, &mut files)?;
+    let files = stl_files(dir)?;
     let mut hulls = Vec::new();
     for path in files {
         match ConvexHull::from_stl(&path, &nalgebra::Vector3::repeat(1.0)) {

@@ -11,7 +11,8 @@ use super::out::out;
 use anyhow::{bail, Context};
 use contactbench::problem::io::{read_lambda, read_problem};
 use contactbench::solvers::compare::{
-    builtin_solvers, compare, comparison_table, format_duration, model_name, RunOutcome, SolverRun,
+    builtin_solvers, compare, comparison_table, format_duration, model_name, RunOutcome, SolvedRun,
+    SolverRun,
 };
 use contactbench::solvers::{check_unused_tolerance, Criterion, SolverSettings, SolverSpec};
 use serde_json::json;
@@ -53,7 +54,8 @@ pub struct Args {
     #[arg(long)]
     all: bool,
     /// Print the result (per solver: lambda, c, status, metrics) as JSON on stdout instead
-    /// of text; it is a valid `--warm-start` file.
+    /// of text; it is a valid `--warm-start` file (with --all: the converged answer with
+    /// the smallest relative criterion, when one converged).
     #[arg(long)]
     json: bool,
 }
@@ -108,12 +110,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             "validation_notes": problem.validation_notes(),
             "solvers": runs,
         });
-        // One solver's answer also at the top level, as `lambda`: the file is then a
-        // valid `--warm-start` for the next solve (an object with a `lambda` array).
+        // One answer also at the top level, as `lambda`: the file is then a valid
+        // `--warm-start` for the next solve (an object with a `lambda` array). With
+        // --all, the converged answer with the smallest relative criterion, named.
         if let ([run], false) = (runs.as_slice(), args.all) {
             if let Some(solved) = run.solved() {
                 value["lambda"] = json!(solved.lambda);
             }
+        } else if let Some((run, solved)) = best_converged(&runs) {
+            value["lambda"] = json!(solved.lambda);
+            value["lambda_solver"] = json!(run.solver);
         }
         serde_json::to_string_pretty(&value)? + "\n"
     } else if args.all {
@@ -142,6 +148,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// The converged answer with the smallest relative criterion, if any solver converged.
+fn best_converged(runs: &[SolverRun]) -> Option<(&SolverRun, &SolvedRun)> {
+    runs.iter()
+        .filter_map(|run| Some((run, run.solved()?)))
+        .filter(|(_, solved)| solved.status.is_converged())
+        .min_by(|a, b| a.1.criteria.relative.total_cmp(&b.1.criteria.relative))
 }
 
 /// Applies the setting flags; refuses a tolerance flag for the criterion not in use, and

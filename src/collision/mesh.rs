@@ -81,6 +81,198 @@ fn check_collada_up_axis(bytes: &[u8]) -> std::io::Result<()> {
     }
 }
 
+/// mesh-loader's COLLADA reader, its panics on a malformed file (a reference to a source
+/// that does not exist is indexed, `unwrap`ped or `assert`ed) turned into an error naming
+/// what it said: the only reader here that cannot be made to refuse such a file first.
+/// The panic is not printed (see [`quiet_panics`]).
+fn load_collada(
+    loader: &mesh_loader::Loader,
+    bytes: &[u8],
+    path: &Path,
+) -> std::io::Result<mesh_loader::Scene> {
+    quiet_panics(|| loader.load_collada_from_slice(bytes, path)).unwrap_or_else(|said| {
+        Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("malformed file (the reader stopped: {said})"),
+        ))
+    })
+}
+
+thread_local! {
+    /// Whether a panic on this thread is caught by [`quiet_panics`] and must not be printed.
+    static QUIET: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f`, returning the message of a panic instead of unwinding. The panic hook in
+/// place when this first runs is wrapped once (for the whole process) so that it stays
+/// silent for a panic raised inside `f` and prints every other panic as before.
+fn quiet_panics<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    static WRAP_HOOK: std::sync::Once = std::sync::Once::new();
+    WRAP_HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !QUIET.with(std::cell::Cell::get) {
+                previous(info);
+            }
+        }));
+    });
+    QUIET.with(|q| q.set(true));
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    QUIET.with(|q| q.set(false));
+    outcome.map_err(|payload| {
+        payload
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "no message".into())
+    })
+}
+
+/// Deepest element nesting accepted in a COLLADA file (exporters nest scene nodes a few
+/// levels): mesh-loader walks nested nodes recursively, so a deeper file is refused before
+/// it can overflow the stack.
+const MAX_COLLADA_DEPTH: usize = 64;
+
+/// Refuses a COLLADA file whose elements nest deeper than [`MAX_COLLADA_DEPTH`], counted
+/// in one pass over the start and end tags (comments, CDATA, declarations and quoted
+/// attribute values skipped).
+fn check_collada_depth(bytes: &[u8]) -> std::io::Result<()> {
+    let skip_to = |from: usize, end: &[u8]| {
+        bytes[from..]
+            .windows(end.len())
+            .position(|w| w == end)
+            .map_or(bytes.len(), |k| from + k + end.len())
+    };
+    let mut depth = 0usize;
+    let mut at = 0;
+    while let Some(k) = bytes[at..].iter().position(|&b| b == b'<') {
+        let open = at + k;
+        let rest = &bytes[open + 1..];
+        at = if rest.starts_with(b"!--") {
+            skip_to(open, b"-->")
+        } else if rest.starts_with(b"![CDATA[") {
+            skip_to(open, b"]]>")
+        } else if rest.starts_with(b"?") || rest.starts_with(b"!") {
+            skip_to(open, b">")
+        } else {
+            let (end, self_closing) = tag_end(bytes, open + 1);
+            if rest.starts_with(b"/") {
+                depth = depth.saturating_sub(1);
+            } else if !self_closing {
+                depth += 1;
+                if depth > MAX_COLLADA_DEPTH {
+                    return Err(std::io::Error::new(
+                        std::io::ErrorKind::InvalidData,
+                        format!(
+                            "elements nested deeper than {MAX_COLLADA_DEPTH} levels (at byte {open})"
+                        ),
+                    ));
+                }
+            }
+            end
+        };
+    }
+    Ok(())
+}
+
+/// The byte after the `>` that ends the tag starting at `from` (quoted attribute values
+/// skipped) and whether the tag closes itself (`/>`).
+fn tag_end(bytes: &[u8], from: usize) -> (usize, bool) {
+    let mut quote = None;
+    for (k, &b) in bytes[from..].iter().enumerate() {
+        match (quote, b) {
+            (Some(q), _) if b == q => quote = None,
+            (Some(_), _) => {}
+            (None, b'"' | b'\'') => quote = Some(b),
+            (None, b'>') => {
+                let self_closing = k > 0 && bytes[from + k - 1] == b'/';
+                return (from + k + 1, self_closing);
+            }
+            (None, _) => {}
+        }
+    }
+    (bytes.len(), false)
+}
+
+/// COLLADA primitives whose `count` is a number of polygons or lines: mesh-loader
+/// reserves `count × 3 × inputs` indices for them before it reads one.
+const COLLADA_PRIMITIVES: [&str; 7] = [
+    "triangles",
+    "polylist",
+    "polygons",
+    "lines",
+    "linestrips",
+    "trifans",
+    "tristrips",
+];
+
+/// The unsigned values of every `key="N"` attribute of a text (`u64::MAX` for one too
+/// large), with the byte where each value starts.
+fn attribute_values<'a>(bytes: &'a [u8], key: &'a str) -> impl Iterator<Item = (usize, u64)> + 'a {
+    let pattern = format!("{key}=\"").into_bytes();
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        let found = bytes[at..]
+            .windows(pattern.len())
+            .position(|w| w == pattern)?;
+        let start = at + found + pattern.len();
+        let digits = bytes[start..]
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count();
+        at = start + digits;
+        let value = std::str::from_utf8(&bytes[start..start + digits])
+            .ok()
+            .and_then(|d| d.parse::<u64>().ok())
+            .unwrap_or(if digits == 0 { 0 } else { u64::MAX });
+        Some((start, value))
+    })
+}
+
+/// The name of the element whose start tag holds byte `at`.
+fn enclosing_tag(bytes: &[u8], at: usize) -> &str {
+    let Some(open) = bytes[..at].iter().rposition(|&b| b == b'<') else {
+        return "";
+    };
+    let name = &bytes[open + 1..at];
+    let end = name
+        .iter()
+        .position(|b| b.is_ascii_whitespace())
+        .unwrap_or(name.len());
+    std::str::from_utf8(&name[..end]).unwrap_or("")
+}
+
+/// A COLLADA `count="N"` that the file cannot hold: every value counted takes at least two
+/// bytes of text (a digit and a separator), and a primitive of `N` polygons or lines
+/// holds at least `3 N` vertices of one index per input. mesh-loader reserves room for
+/// what a count declares before it reads one value, so a 1 kB file declaring 4·10⁹ would
+/// ask for gigabytes.
+fn check_collada_counts(bytes: &[u8]) -> std::io::Result<()> {
+    let limit = bytes.len() as u64 / 2;
+    let inputs = attribute_values(bytes, "offset")
+        .map(|(_, offset)| offset.saturating_add(1))
+        .max()
+        .unwrap_or(1);
+    for (start, count) in attribute_values(bytes, "count") {
+        let tag = enclosing_tag(bytes, start);
+        let values = if COLLADA_PRIMITIVES.contains(&tag) {
+            count.saturating_mul(3).saturating_mul(inputs)
+        } else {
+            count
+        };
+        if values > limit {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!(
+                    "<{tag} count=\"{count}\"> at byte {start} declares {values} values, more than the file's {} bytes can hold",
+                    bytes.len()
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// A binary STL whose 80-byte header begins with `solid` (SolidWorks' exports; Solo-12's
 /// feet) is taken for ASCII by mesh-loader, which then fails. A binary STL is exactly
 /// 84 + 50·n bytes, n the count at byte 80 (an ASCII file has text there, so a count near
@@ -137,7 +329,9 @@ fn read_vertices(
         },
         MeshFormat::Collada => {
             check_collada_up_axis(&bytes).map_err(error)?;
-            loader.load_collada_from_slice(&bytes, path)
+            check_collada_depth(&bytes).map_err(error)?;
+            check_collada_counts(&bytes).map_err(error)?;
+            load_collada(&loader, &bytes, path)
         }
         MeshFormat::Obj => loader.load_obj_from_slice(&bytes, path),
     }

@@ -3,11 +3,16 @@
 //! and overrides the joints it names. Joints of the SRDF that the model does not have (a
 //! reduced model) are skipped, as Pinocchio does.
 
+use std::collections::HashMap;
 use std::path::Path;
 
 use nalgebra::DVector;
 
 use super::{xml, JointKind, Model, ModelError};
+
+/// Most configuration values all reference configurations may hold together (states
+/// times `nq`: 64 MiB of `f64`); a robot's SRDF has a handful of states.
+pub const MAX_REFERENCE_VALUES: usize = 1 << 23;
 
 impl Model {
     /// Reads every `group_state` of an SRDF file into [`Model::reference_configurations`].
@@ -24,6 +29,24 @@ impl Model {
             }
         })?;
         let elements = xml::elements(&text).map_err(err)?;
+        let states = elements
+            .iter()
+            .filter(|e| e.depth == 1 && e.name == "group_state")
+            .count();
+        if states.saturating_mul(self.nq().max(1)) > MAX_REFERENCE_VALUES {
+            return Err(err(format!(
+                "{states} <group_state> elements of {} values each: more than the \
+                 {MAX_REFERENCE_VALUES} values reference configurations may hold",
+                self.nq()
+            )));
+        }
+        let joint_ids: HashMap<&str, usize> = self
+            .joints
+            .iter()
+            .enumerate()
+            .map(|(k, j)| (j.name.as_str(), k))
+            .rev()
+            .collect();
         let mut current: Option<(String, DVector<f64>)> = None;
         for e in &elements {
             if e.depth <= 1 {
@@ -38,7 +61,7 @@ impl Model {
                 current = Some((name.to_string(), self.neutral_configuration()));
             } else if e.depth == 2 && e.name == "joint" {
                 if let Some((state, q)) = current.as_mut() {
-                    self.set_srdf_joint(q, e, state).map_err(err)?;
+                    self.set_srdf_joint(&joint_ids, q, e, state).map_err(err)?;
                 }
             }
         }
@@ -50,6 +73,7 @@ impl Model {
 
     fn set_srdf_joint(
         &self,
+        joint_ids: &HashMap<&str, usize>,
         q: &mut DVector<f64>,
         e: &xml::Element,
         state: &str,
@@ -57,7 +81,7 @@ impl Model {
         let name = e
             .attribute("name")
             .ok_or_else(|| format!("group_state '{state}': <joint> without a name"))?;
-        let Ok(id) = self.joint_id(name) else {
+        let Some(&id) = joint_ids.get(name) else {
             return Ok(());
         };
         let joint = &self.joints[id];

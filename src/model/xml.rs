@@ -37,11 +37,41 @@ pub(crate) fn line_of(text: &str, offset: usize) -> usize {
         + 1
 }
 
-/// Every element of the document in document order (iteratively, no recursion); an error
-/// message (with the line and byte position) when the XML is malformed, truncated or
-/// nested deeper than [`MAX_DEPTH`].
+/// Line numbers of increasing byte offsets, counting each newline once (the document is
+/// read front to back, so the lines of all its elements cost one pass over the text).
+struct LineCounter<'a> {
+    text: &'a str,
+    offset: usize,
+    line: usize,
+}
+
+impl<'a> LineCounter<'a> {
+    fn new(text: &'a str) -> Self {
+        Self {
+            text,
+            offset: 0,
+            line: 1,
+        }
+    }
+
+    /// Line (1-based) of `offset`, which must not be before the previous offset asked for.
+    fn line_at(&mut self, offset: usize) -> usize {
+        let offset = offset.clamp(self.offset, self.text.len());
+        self.line += self.text.as_bytes()[self.offset..offset]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count();
+        self.offset = offset;
+        self.line
+    }
+}
+
+/// Every element of the document in document order (iteratively, no recursion, in time
+/// linear in the text); an error message (with the line and byte position) when the XML
+/// is malformed, truncated or nested deeper than [`MAX_DEPTH`].
 pub(crate) fn elements(text: &str) -> Result<Vec<Element>, String> {
     let mut reader = Reader::from_str(text);
+    let mut lines = LineCounter::new(text);
     let mut out = Vec::new();
     let mut depth = 0usize;
     loop {
@@ -50,7 +80,7 @@ pub(crate) fn elements(text: &str) -> Result<Vec<Element>, String> {
             let at = reader.error_position() as usize;
             format!("XML error at line {} (byte {at}): {e}", line_of(text, at))
         })?;
-        let line = || line_of(text, start + leading_space(&text[start.min(text.len())..]));
+        let mut line = || lines.line_at(start + leading_space(&text[start.min(text.len())..]));
         match event {
             Event::Start(e) => {
                 if depth >= MAX_DEPTH {

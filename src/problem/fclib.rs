@@ -34,11 +34,28 @@ use nalgebra::{DMatrix, DVector};
 use nalgebra_sparse::factorization::CscCholesky;
 use nalgebra_sparse::{CooMatrix, CscMatrix, CsrMatrix};
 
-use super::file::{write_atomically, ProblemFileError};
+use super::file::{read_bounded, ProblemFileError};
 use super::ContactProblem;
 
 /// Largest problem dimension `3n` the reader turns into a dense `G` (1.8 GB of `f64`).
 pub const MAX_DENSE_DIM: usize = 15_000;
+
+/// Largest number of degrees of freedom of a global problem's `M` (its reduction holds
+/// blocks of 64 dense columns of `M⁻¹H`: 512 MB at this size).
+pub const MAX_GLOBAL_DOFS: usize = 1_000_000;
+
+/// Largest number of stored entries of one sparse matrix (a dense `W` of
+/// [`MAX_DENSE_DIM`] rows).
+pub const MAX_ENTRIES: usize = MAX_DENSE_DIM * MAX_DENSE_DIM;
+
+/// Largest FCLIB file read (bytes; it is read whole): a dense `W` of [`MAX_DENSE_DIM`]
+/// rows takes 2.7 GB in compressed columns.
+pub const MAX_FCLIB_BYTES: u64 = 4 << 30;
+
+/// deflate's largest expansion, about 1032 bytes out per byte in: a dataset cannot hold
+/// more values than this many per byte of its file (a chunked dataset that declares a
+/// huge shape and stores no chunk would otherwise be filled with its fill value).
+const MAX_EXPANSION: u64 = 1032;
 
 /// Number of right-hand sides per sparse solve in the reduction of a global problem.
 const REDUCTION_BLOCK: usize = 64;
@@ -74,13 +91,11 @@ impl FclibProblem {
 
 /// Reads a local or global FCLIB problem.
 pub fn read_fclib(path: &Path) -> Result<FclibProblem, ProblemFileError> {
-    let bytes = std::fs::read(path).map_err(|error| ProblemFileError::Io {
-        path: path.to_path_buf(),
-        error,
-    })?;
+    let bytes = read_bounded(path, MAX_FCLIB_BYTES)?;
     let length = bytes.len() as u64;
     let file = Reader {
         path,
+        length,
         file: File::from_bytes(bytes).map_err(|e| ProblemFileError::Hdf5 {
             path: path.to_path_buf(),
             dataset: "/".into(),
@@ -140,7 +155,7 @@ fn read_local(file: &Reader) -> Result<FclibProblem, ProblemFileError> {
             ));
         }
     }
-    let w = file.matrix("fclib_local/W")?;
+    let w = file.matrix("fclib_local/W", (MAX_DENSE_DIM, MAX_DENSE_DIM))?;
     let dim = contact_dim(file, "fclib_local/W", &w)?;
     let q = file.vector("fclib_local/vectors/q", dim)?;
     let mu = file.vector("fclib_local/vectors/mu", dim / 3)?;
@@ -161,8 +176,8 @@ fn read_global(file: &Reader) -> Result<FclibProblem, ProblemFileError> {
             "global problems with equality constraints (G, b) are not supported",
         ));
     }
-    let m = file.matrix("fclib_global/M")?;
-    let h = file.matrix("fclib_global/H")?;
+    let m = file.matrix("fclib_global/M", (MAX_GLOBAL_DOFS, MAX_GLOBAL_DOFS))?;
+    let h = file.matrix("fclib_global/H", (MAX_GLOBAL_DOFS, MAX_DENSE_DIM))?;
     if m.nrows() != m.ncols() {
         return Err(file.bad(
             "fclib_global/M",
@@ -323,9 +338,10 @@ fn contact_dim(file: &Reader, group: &str, w: &CscMatrix<f64>) -> Result<usize, 
     Ok(dim)
 }
 
-/// An open FCLIB file and its path, for errors that name both.
+/// An open FCLIB file, its path (for errors that name both) and its length in bytes.
 struct Reader<'a> {
     path: &'a Path,
+    length: u64,
     file: File,
 }
 
@@ -388,13 +404,44 @@ impl Reader<'_> {
             .any(|d| d == name))
     }
 
-    fn dataset(&self, path: &str) -> Result<hdf5_pure::Dataset, ProblemFileError> {
-        self.file.dataset(path).map_err(|e| self.hdf5(path, e))
+    fn too_large(&self, what: String, limit: usize, unit: &'static str) -> ProblemFileError {
+        ProblemFileError::TooLarge {
+            path: self.path.to_path_buf(),
+            what,
+            limit: limit as u64,
+            unit,
+        }
     }
 
-    fn reals(&self, path: &str) -> Result<Vec<f64>, ProblemFileError> {
+    /// The dataset at `path`, once its declared shape is checked: at most `max` values,
+    /// and no more than the file's bytes can hold ([`MAX_EXPANSION`] per byte).
+    fn dataset(&self, path: &str, max: usize) -> Result<hdf5_pure::Dataset, ProblemFileError> {
+        let dataset = self.file.dataset(path).map_err(|e| self.hdf5(path, e))?;
+        let shape = dataset.shape().map_err(|e| self.hdf5(path, e))?;
+        let count = shape.iter().try_fold(1u64, |acc, d| acc.checked_mul(*d));
+        let holdable = self.length.saturating_mul(MAX_EXPANSION);
+        let limit = (max as u64).min(holdable);
+        match count {
+            Some(count) if count <= limit => Ok(dataset),
+            _ => Err(self.too_large(
+                format!(
+                    "{path}: shape {shape:?} ({} values{})",
+                    count.map_or_else(|| "too many".to_string(), |c| c.to_string()),
+                    if (max as u64) > holdable {
+                        format!(", in a file of {} bytes", self.length)
+                    } else {
+                        String::new()
+                    }
+                ),
+                limit as usize,
+                "values",
+            )),
+        }
+    }
+
+    fn reals(&self, path: &str, max: usize) -> Result<Vec<f64>, ProblemFileError> {
         let values = self
-            .dataset(path)?
+            .dataset(path, max)?
             .read_f64()
             .map_err(|e| self.hdf5(path, e))?;
         match values.iter().position(|v| !v.is_finite()) {
@@ -403,14 +450,14 @@ impl Reader<'_> {
         }
     }
 
-    fn integers(&self, path: &str) -> Result<Vec<i64>, ProblemFileError> {
-        self.dataset(path)?
+    fn integers(&self, path: &str, max: usize) -> Result<Vec<i64>, ProblemFileError> {
+        self.dataset(path, max)?
             .read_i64()
             .map_err(|e| self.hdf5(path, e))
     }
 
     fn scalar(&self, path: &str) -> Result<i64, ProblemFileError> {
-        match self.integers(path)?.as_slice() {
+        match self.integers(path, 1)?.as_slice() {
             [v] => Ok(*v),
             other => Err(self.bad(
                 path,
@@ -419,8 +466,10 @@ impl Reader<'_> {
         }
     }
 
+    /// A vector of `len` values (read if it holds at most the largest vector a problem
+    /// has, so that a wrong length is named as such).
     fn vector(&self, path: &str, len: usize) -> Result<DVector<f64>, ProblemFileError> {
-        let values = self.reals(path)?;
+        let values = self.reals(path, MAX_GLOBAL_DOFS.max(len))?;
         if values.len() != len {
             return Err(self.bad(path, format!("expected {len} values, got {}", values.len())));
         }
@@ -448,21 +497,33 @@ impl Reader<'_> {
         Ok((r.iter().any(|v| *v != 0.0)).then(|| fclib_to_ours(&r)))
     }
 
-    /// A CSparse matrix stored in `group`.
-    fn matrix(&self, group: &str) -> Result<CscMatrix<f64>, ProblemFileError> {
+    /// A CSparse matrix stored in `group`, of at most `max` (rows, columns): its sizes are
+    /// checked before any of its arrays is read.
+    fn matrix(&self, group: &str, max: (usize, usize)) -> Result<CscMatrix<f64>, ProblemFileError> {
         let path = |name: &str| format!("{group}/{name}");
-        let size = |name: &str| -> Result<usize, ProblemFileError> {
+        let size = |name: &str,
+                    limit: usize,
+                    unit: &'static str|
+         -> Result<usize, ProblemFileError> {
             let value = self.scalar(&path(name))?;
-            usize::try_from(value)
-                .ok()
-                .filter(|v| *v <= i32::MAX as usize)
-                .ok_or_else(|| self.bad(&path(name), format!("invalid size {value}")))
+            let size = usize::try_from(value)
+                .map_err(|_| self.bad(&path(name), format!("invalid size {value}")))?;
+            if size > limit {
+                return Err(self.too_large(format!("{} = {size} {unit}", path(name)), limit, unit));
+            }
+            Ok(size)
         };
-        let (rows, cols) = (size("m")?, size("n")?);
+        let (rows, cols) = (size("m", max.0, "rows")?, size("n", max.1, "columns")?);
         let nz = self.scalar(&path("nz"))?;
-        let p = self.indices(&path("p"))?;
-        let i = self.indices(&path("i"))?;
-        let x = self.reals(&path("x"))?;
+        // A compressed layout has one pointer per major row or column and one more (the
+        // exact count is checked below, naming the pointers); triplets one per entry.
+        let pointers = match nz {
+            -1 | -2 => max.0.max(max.1) + 1,
+            _ => MAX_ENTRIES,
+        };
+        let p = self.indices(&path("p"), pointers)?;
+        let i = self.indices(&path("i"), MAX_ENTRIES)?;
+        let x = self.reals(&path("x"), MAX_ENTRIES)?;
         match nz {
             -1 => self.compressed(group, cols, rows, p, i, x, Orientation::Columns),
             -2 => self.compressed(group, rows, cols, p, i, x, Orientation::Rows),
@@ -548,8 +609,8 @@ impl Reader<'_> {
         })
     }
 
-    fn indices(&self, path: &str) -> Result<Vec<usize>, ProblemFileError> {
-        self.integers(path)?
+    fn indices(&self, path: &str, max: usize) -> Result<Vec<usize>, ProblemFileError> {
+        self.integers(path, max)?
             .into_iter()
             .enumerate()
             .map(|(k, v)| {
@@ -565,15 +626,15 @@ enum Orientation {
     Rows,
 }
 
-/// Writes `problem` as an FCLIB local problem (`W = G + R` in compressed columns, `q = g`,
-/// `μ`, FCLIB's order `[n, t1, t2]`), with `lambda` as `/solution/r` when given, through a
-/// temporary file renamed into place.
-pub fn write_fclib(
+/// `problem` as the bytes of an FCLIB local problem (`W = G + R` in compressed columns,
+/// `q = g`, `μ`, FCLIB's order `[n, t1, t2]`), with `lambda` as `/solution/r` when given
+/// (`path` names the file in errors).
+pub fn fclib_bytes(
     path: &Path,
     problem: &ContactProblem,
     lambda: Option<&DVector<f64>>,
     title: &str,
-) -> Result<(), ProblemFileError> {
+) -> Result<Vec<u8>, ProblemFileError> {
     let dim = problem.dim();
     let too_big = || ProblemFileError::Serialize {
         path: path.to_path_buf(),
@@ -643,11 +704,10 @@ pub fn write_fclib(
             .with_f64_data(ours_to_fclib(&problem.velocity(lambda)).as_slice());
         builder.add_group(solution.finish());
     }
-    let bytes = builder.finish().map_err(|e| ProblemFileError::Serialize {
+    builder.finish().map_err(|e| ProblemFileError::Serialize {
         path: path.to_path_buf(),
         message: e.to_string(),
-    })?;
-    write_atomically(path, &bytes)
+    })
 }
 
 fn add_string(

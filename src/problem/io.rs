@@ -4,19 +4,27 @@
 //! problem goes through [`read_problem`]; [`write_problem`] picks the format from the
 //! extension (`.hdf5`/`.h5`: FCLIB, `.npz`: numpy, anything else: JSON).
 //!
-//! A force file (for a warm start) is either a bare JSON array of `3n` numbers or an
-//! object with `lambda`.
+//! A force file (for a warm start) is either a bare JSON array of `3n` numbers, an object
+//! with `lambda` (a problem file, `solve --json` output) or the output of
+//! `solve --all --json` (its best converged answer, `lambda`).
+//!
+//! Every read is bounded before it allocates ([`super::file`]), and every size a file declares (an HDF5 dataset's
+//! shape, an `.npy` header, a zip entry) is checked against the largest problem,
+//! [`super::fclib::MAX_DENSE_DIM`] rows, and against the bytes the file actually holds. A
+//! JSON file may start with a UTF-8 byte-order mark.
 
 use std::fs;
 use std::io::Read;
 use std::path::Path;
 
 use nalgebra::DVector;
-use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::file::read_text;
-pub use super::file::{write_atomically, ProblemFile, ProblemFileError};
+pub use super::file::{
+    write_atomically, write_new_atomically, ProblemFile, ProblemFileError, MAX_JSON_BYTES,
+    MAX_LAMBDA_BYTES,
+};
+use super::file::read_json_text;
 use super::{fclib, json, npz, ContactProblem};
 
 /// The file formats of problems.
@@ -88,47 +96,98 @@ pub fn read_problem(path: &Path) -> Result<ProblemFile, ProblemFileError> {
 
 /// Writes a problem (and optionally a reference `λ` and, in JSON, a solver
 /// specification) in the format of the path's extension, through a temporary file renamed
-/// into place. FCLIB has no compliance: `R` is added to the diagonal of `W`.
+/// into place (replacing an existing file). FCLIB has no compliance: `R` is added to the
+/// diagonal of `W`.
 pub fn write_problem(
     path: &Path,
     problem: &ContactProblem,
     lambda: Option<&DVector<f64>>,
     solver: Option<&Map<String, Value>>,
 ) -> Result<(), ProblemFileError> {
+    let bytes = problem_bytes(path, problem, lambda, solver)?;
+    write_atomically(path, &bytes)
+}
+
+/// As [`write_problem`], but an existing file (or link) at `path` is never replaced:
+/// [`ProblemFileError::Exists`], even when it appears while the file is written.
+pub fn create_problem(
+    path: &Path,
+    problem: &ContactProblem,
+    lambda: Option<&DVector<f64>>,
+    solver: Option<&Map<String, Value>>,
+) -> Result<(), ProblemFileError> {
+    refuse_existing(path)?;
+    let bytes = problem_bytes(path, problem, lambda, solver)?;
+    write_new_atomically(path, &bytes)
+}
+
+/// The bytes of a problem file in the format of the path's extension.
+fn problem_bytes(
+    path: &Path,
+    problem: &ContactProblem,
+    lambda: Option<&DVector<f64>>,
+    solver: Option<&Map<String, Value>>,
+) -> Result<Vec<u8>, ProblemFileError> {
     match ProblemFormat::from_extension(path) {
-        ProblemFormat::Json => json::write_json(path, problem, lambda, solver),
+        ProblemFormat::Json => json::json_bytes(path, problem, lambda, solver),
         ProblemFormat::Fclib => {
             let title = path
                 .file_stem()
                 .map_or_else(|| "contactbench".into(), |s| s.to_string_lossy());
-            fclib::write_fclib(path, problem, lambda, &title)
+            fclib::fclib_bytes(path, problem, lambda, &title)
         }
-        ProblemFormat::Npz => npz::write_npz(path, problem, lambda),
+        ProblemFormat::Npz => npz::npz_bytes(path, problem, lambda),
     }
 }
 
-/// Reads a force vector (a warm start): a bare JSON array, or an object with a `lambda`
-/// array (a problem file or `contactbench solve --json` output for one solver).
-pub fn read_lambda(path: &Path) -> Result<DVector<f64>, ProblemFileError> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum LambdaFile {
-        Bare(Vec<f64>),
-        Object { lambda: Vec<f64> },
+fn refuse_existing(path: &Path) -> Result<(), ProblemFileError> {
+    if fs::symlink_metadata(path).is_ok() {
+        return Err(ProblemFileError::Exists {
+            path: path.to_path_buf(),
+        });
     }
-    let text = read_text(path)?;
-    let parsed: LambdaFile = json::parse_json(path, &text).map_err(|e| match e {
-        ProblemFileError::Json {
-            path, line, column, ..
-        } => ProblemFileError::Json {
-            path,
-            line,
-            column,
-            message: "expected an array of numbers or an object with a `lambda` array".into(),
-        },
-        other => other,
-    })?;
-    Ok(match parsed {
-        LambdaFile::Bare(v) | LambdaFile::Object { lambda: v } => DVector::from_vec(v),
-    })
+    Ok(())
 }
+
+/// Reads a force vector (a warm start): a bare JSON array, or an object with a `lambda`
+/// array (a problem file, `contactbench solve --json` output, with `--all` its best
+/// converged answer).
+pub fn read_lambda(path: &Path) -> Result<DVector<f64>, ProblemFileError> {
+    let text = read_json_text(path, MAX_LAMBDA_BYTES)?;
+    let value: Value = json::parse_json(path, &text)?;
+    let field = |field: &str, message: String| ProblemFileError::JsonField {
+        path: path.to_path_buf(),
+        field: field.to_string(),
+        message,
+    };
+    let (name, array) = match &value {
+        Value::Array(values) => (String::new(), values),
+        Value::Object(map) => match map.get("lambda") {
+            Some(Value::Array(values)) => ("lambda".to_string(), values),
+            Some(_) => return Err(field("lambda", "not an array of numbers".into())),
+            None if map.contains_key("solvers") => {
+                return Err(field(
+                    "lambda",
+                    "missing: no solver of this `solve --json` output converged".into(),
+                ))
+            }
+            None => return Err(field("lambda", "missing".into())),
+        },
+        _ => {
+            return Err(field(
+                ".",
+                "expected an array of numbers or an object with a `lambda` array".into(),
+            ))
+        }
+    };
+    let numbers = array
+        .iter()
+        .enumerate()
+        .map(|(k, v)| {
+            v.as_f64()
+                .ok_or_else(|| field(&format!("{name}[{k}]"), format!("{v} is not a number")))
+        })
+        .collect::<Result<Vec<f64>, _>>()?;
+    Ok(DVector::from_vec(numbers))
+}
+

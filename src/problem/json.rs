@@ -23,7 +23,7 @@ use nalgebra::{DMatrix, DVector};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::file::{read_text, write_atomically, ProblemFile, ProblemFileError};
+use super::file::{read_json_text, ProblemFile, ProblemFileError, MAX_JSON_BYTES};
 use super::ContactProblem;
 
 /// A problem file's contents.
@@ -44,7 +44,7 @@ struct ProblemFileData {
 
 /// Reads and validates a JSON problem file.
 pub fn read_json(path: &Path) -> Result<ProblemFile, ProblemFileError> {
-    let text = read_text(path)?;
+    let text = read_json_text(path, MAX_JSON_BYTES)?;
     let data: ProblemFileData = parse_json(path, &text).map_err(|e| name_bad_field(e, &text))?;
     let invalid = |error| ProblemFileError::Invalid {
         path: path.to_path_buf(),
@@ -70,14 +70,14 @@ pub fn read_json(path: &Path) -> Result<ProblemFile, ProblemFileError> {
     })
 }
 
-/// Writes a problem (and optionally a reference `λ` and a solver specification) as JSON,
-/// through a temporary file renamed into place.
-pub fn write_json(
+/// A problem (and optionally a reference `λ` and a solver specification) as the JSON text
+/// of a file (`path` names it in errors).
+pub fn json_bytes(
     path: &Path,
     problem: &ContactProblem,
     lambda: Option<&DVector<f64>>,
     solver: Option<&Map<String, Value>>,
-) -> Result<(), ProblemFileError> {
+) -> Result<Vec<u8>, ProblemFileError> {
     let g = problem.delassus();
     let data = ProblemFileData {
         delassus: (0..g.nrows())
@@ -93,10 +93,11 @@ pub fn write_json(
         path: path.to_path_buf(),
         message: e.to_string(),
     })?;
-    write_atomically(path, text.as_bytes())
+    Ok(text.into_bytes())
 }
 
-/// Parses JSON, with the position of a syntax error in its own fields.
+/// Parses JSON, with the position of a syntax error in its own fields (an error serde_json
+/// gives no position for names the document instead).
 pub(crate) fn parse_json<T: for<'de> Deserialize<'de>>(
     path: &Path,
     text: &str,
@@ -106,6 +107,13 @@ pub(crate) fn parse_json<T: for<'de> Deserialize<'de>>(
         let mut message = e.to_string();
         if let Some(at) = message.rfind(" at line ") {
             message.truncate(at);
+        }
+        if e.line() == 0 {
+            return ProblemFileError::JsonField {
+                path: path.to_path_buf(),
+                field: ".".into(),
+                message,
+            };
         }
         ProblemFileError::Json {
             path: path.to_path_buf(),

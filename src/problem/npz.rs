@@ -9,14 +9,16 @@
 //! (`np.savez_compressed`). The writer produces what `np.savez` does: stored `.npy`
 //! version 1.0 entries of `<f8`.
 
-use std::io::{Cursor, Read, Write};
+use std::io::{BufReader, Cursor, Read, Write};
 use std::path::Path;
 
 use nalgebra::{DMatrix, DVector};
+use zip::read::ZipFile;
 use zip::write::SimpleFileOptions;
 use zip::{CompressionMethod, ZipArchive, ZipWriter};
 
-use super::file::{write_atomically, ProblemFile, ProblemFileError};
+use super::fclib::MAX_DENSE_DIM;
+use super::file::{ProblemFile, ProblemFileError};
 use super::ContactProblem;
 
 const NPY_MAGIC: &[u8] = b"\x93NUMPY";
@@ -30,9 +32,29 @@ pub struct NpyArray {
     pub data: Vec<f64>,
 }
 
-/// Reads and validates a `.npz` problem file.
+/// Largest `.npy` header read (bytes); numpy writes 64 or 128.
+const MAX_NPY_HEADER: usize = 64 << 10;
+
+/// deflate's largest expansion, about 1032 bytes out per byte in: a deflated entry that
+/// declares more is refused before it is inflated.
+const MAX_DEFLATE_RATIO: u64 = 1032;
+
+/// How many values an array may declare: `G` is at most [`MAX_DENSE_DIM`] square, every
+/// other array a vector of at most [`MAX_DENSE_DIM`] values.
+fn max_values(key: &str) -> (u64, &'static str) {
+    let dim = MAX_DENSE_DIM as u64;
+    match key {
+        "G" => (dim * dim, "values (15000 x 15000)"),
+        _ => (dim, "values"),
+    }
+}
+
+/// Reads and validates a `.npz` problem file. The archive is read entry by entry (never
+/// whole); each array's size is checked from its `.npy` header against [`max_values`]
+/// and against the entry's declared sizes before its data are read, and no more than the
+/// header declares is ever inflated.
 pub fn read_npz(path: &Path) -> Result<ProblemFile, ProblemFileError> {
-    let bytes = std::fs::read(path).map_err(|error| ProblemFileError::Io {
+    let file = std::fs::File::open(path).map_err(|error| ProblemFileError::Io {
         path: path.to_path_buf(),
         error,
     })?;
@@ -41,20 +63,16 @@ pub fn read_npz(path: &Path) -> Result<ProblemFile, ProblemFileError> {
         dataset: entry.to_string(),
         message,
     };
-    let mut archive = ZipArchive::new(Cursor::new(bytes))
+    let mut archive = ZipArchive::new(BufReader::new(file))
         .map_err(|e| bad("/", format!("not a zip archive: {e}")))?;
     let mut array = |key: &str| -> Result<Option<NpyArray>, ProblemFileError> {
         let name = format!("{key}.npy");
-        let mut entry = match archive.by_name(&name) {
+        let entry = match archive.by_name(&name) {
             Ok(entry) => entry,
             Err(zip::result::ZipError::FileNotFound) => return Ok(None),
             Err(e) => return Err(bad(&name, e.to_string())),
         };
-        let mut content = Vec::new();
-        entry
-            .read_to_end(&mut content)
-            .map_err(|e| bad(&name, e.to_string()))?;
-        parse_npy(&content).map(Some).map_err(|m| bad(&name, m))
+        read_entry(path, &name, key, entry).map(Some)
     };
     let missing = |key: &str| bad(&format!("{key}.npy"), "missing array".into());
     let g_matrix = array("G")?.ok_or_else(|| missing("G"))?;
@@ -104,12 +122,13 @@ pub fn read_npz(path: &Path) -> Result<ProblemFile, ProblemFileError> {
     })
 }
 
-/// Writes a problem as `np.savez` would (`G`, `g`, `mus`, and `R`, `lambda` when present).
-pub fn write_npz(
+/// A problem as the bytes `np.savez` would write (`G`, `g`, `mus`, and `R`, `lambda` when
+/// present; `path` names the file in errors).
+pub fn npz_bytes(
     path: &Path,
     problem: &ContactProblem,
     lambda: Option<&DVector<f64>>,
-) -> Result<(), ProblemFileError> {
+) -> Result<Vec<u8>, ProblemFileError> {
     let g = problem.delassus();
     let row_major: Vec<f64> = (0..g.nrows())
         .flat_map(|i| g.row(i).iter().copied().collect::<Vec<_>>())
@@ -151,8 +170,7 @@ pub fn write_npz(
         zip.write_all(&npy_bytes(&shape, &data))
             .map_err(|e| fail(e.to_string()))?;
     }
-    let bytes = zip.finish().map_err(|e| fail(e.to_string()))?.into_inner();
-    write_atomically(path, &bytes)
+    Ok(zip.finish().map_err(|e| fail(e.to_string()))?.into_inner())
 }
 
 /// An `.npy` version 1.0 file of `<f8` values in C order (header padded to 64 bytes).
@@ -183,51 +201,184 @@ pub fn npy_bytes(shape: &[usize], data: &[f64]) -> Vec<u8> {
     out
 }
 
-/// Decodes an `.npy` file into `f64` values in C order.
-pub fn parse_npy(bytes: &[u8]) -> Result<NpyArray, String> {
+/// What an `.npy` header declares.
+#[derive(Debug, Clone)]
+struct NpyHeader {
+    shape: Vec<usize>,
+    fortran: bool,
+    width: usize,
+    decode: Decoder,
+}
+
+impl NpyHeader {
+    /// Number of values (the product of the dimensions, checked).
+    fn count(&self) -> Result<usize, String> {
+        self.shape
+            .iter()
+            .try_fold(1usize, |acc, d| acc.checked_mul(*d))
+            .ok_or_else(|| format!("shape {:?} is too large", self.shape))
+    }
+
+    /// Bytes of data the header declares.
+    fn data_bytes(&self) -> Result<usize, String> {
+        self.count()?
+            .checked_mul(self.width)
+            .ok_or_else(|| format!("shape {:?} is too large", self.shape))
+    }
+}
+
+/// Length of the fixed part before the header text (magic, version, header length) and
+/// the header text's length, from the first 12 bytes of an `.npy` file.
+fn npy_preamble(bytes: &[u8]) -> Result<(usize, usize), String> {
     if !bytes.starts_with(NPY_MAGIC) || bytes.len() < 10 {
         return Err("not an .npy array (bad magic)".into());
     }
     let major = bytes[6];
-    let (header_len, start) = match major {
-        1 => (u16::from_le_bytes([bytes[8], bytes[9]]) as usize, 10),
-        2 | 3 if bytes.len() >= 12 => (
-            u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize,
+    match major {
+        1 => Ok((10, u16::from_le_bytes([bytes[8], bytes[9]]) as usize)),
+        2 | 3 if bytes.len() >= 12 => Ok((
             12,
-        ),
-        _ => return Err(format!("unsupported .npy version {major}")),
-    };
-    let header = bytes
-        .get(start..start + header_len)
-        .ok_or("truncated .npy header")?;
+            u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize,
+        )),
+        _ => Err(format!("unsupported .npy version {major}")),
+    }
+}
+
+/// Decodes an `.npy` header text.
+fn parse_npy_header(header: &[u8]) -> Result<NpyHeader, String> {
     let header = std::str::from_utf8(header).map_err(|_| "header is not text")?;
     let descr = header_string(header, "descr").ok_or("header has no 'descr'")?;
     let fortran = header_value(header, "fortran_order")
         .ok_or("header has no 'fortran_order'")?
         .starts_with("True");
     let shape = header_shape(header)?;
-    let count = shape
-        .iter()
-        .try_fold(1usize, |acc, d| acc.checked_mul(*d))
-        .ok_or("shape too large")?;
     let (width, decode) = element_decoder(&descr)?;
-    let body = &bytes[start + header_len..];
-    let needed = count.checked_mul(width).ok_or("shape too large")?;
+    let header = NpyHeader {
+        shape,
+        fortran,
+        width,
+        decode,
+    };
+    header.data_bytes()?;
+    Ok(header)
+}
+
+/// The values of an array whose header is `header`, from its data bytes (at least
+/// `header.data_bytes()` of them).
+fn decode_npy(header: NpyHeader, body: &[u8]) -> Result<NpyArray, String> {
+    let needed = header.data_bytes()?;
     if body.len() < needed {
         return Err(format!(
-            "truncated data: shape {shape:?} needs {needed} bytes, has {}",
+            "truncated data: shape {:?} needs {needed} bytes, has {}",
+            header.shape,
             body.len()
         ));
     }
-    let values: Vec<f64> = body[..needed].chunks_exact(width).map(decode).collect();
-    let data = match (fortran, shape.as_slice()) {
+    let values: Vec<f64> = body[..needed]
+        .chunks_exact(header.width)
+        .map(header.decode)
+        .collect();
+    let data = match (header.fortran, header.shape.as_slice()) {
         (true, [rows, cols]) => (0..rows * cols)
             .map(|k| values[(k % cols) * rows + k / cols])
             .collect(),
         (true, s) if s.len() > 2 => return Err("Fortran-ordered arrays of rank > 2".into()),
         _ => values,
     };
-    Ok(NpyArray { shape, data })
+    Ok(NpyArray {
+        shape: header.shape,
+        data,
+    })
+}
+
+/// Decodes an `.npy` file into `f64` values in C order.
+pub fn parse_npy(bytes: &[u8]) -> Result<NpyArray, String> {
+    let (start, header_len) = npy_preamble(bytes)?;
+    let header = bytes
+        .get(start..start + header_len)
+        .ok_or("truncated .npy header")?;
+    let header = parse_npy_header(header)?;
+    decode_npy(header, &bytes[start + header_len..])
+}
+
+/// Reads one array entry of an archive: its header, then exactly the data it declares,
+/// after checking the declared shape against [`max_values`] and the entry's sizes.
+fn read_entry(
+    path: &Path,
+    name: &str,
+    key: &str,
+    entry: ZipFile<'_, BufReader<std::fs::File>>,
+) -> Result<NpyArray, ProblemFileError> {
+    let bad = |message: String| ProblemFileError::Dataset {
+        path: path.to_path_buf(),
+        dataset: name.to_string(),
+        message,
+    };
+    let (declared, stored) = (entry.size(), entry.compressed_size());
+    let inflates_to = match entry.compression() {
+        CompressionMethod::Stored => stored,
+        CompressionMethod::Deflated => stored.saturating_mul(MAX_DEFLATE_RATIO),
+        other => return Err(bad(format!("unsupported compression {other}"))),
+    };
+    if declared > inflates_to {
+        return Err(bad(format!(
+            "the entry declares {declared} bytes, but its {stored} stored bytes hold at most {inflates_to}"
+        )));
+    }
+    let mut reader = entry.take(declared);
+    let mut preamble = vec![0u8; 10];
+    reader
+        .read_exact(&mut preamble)
+        .map_err(|_| bad("not an .npy array (bad magic)".into()))?;
+    if preamble.get(6).is_some_and(|&major| major >= 2) {
+        let mut extra = [0u8; 2];
+        reader
+            .read_exact(&mut extra)
+            .map_err(|_| bad("truncated .npy header".into()))?;
+        preamble.extend(extra);
+    }
+    let (_, header_len) = npy_preamble(&preamble).map_err(bad)?;
+    if header_len > MAX_NPY_HEADER {
+        return Err(ProblemFileError::TooLarge {
+            path: path.to_path_buf(),
+            what: format!("{name}: the .npy header ({header_len} bytes)"),
+            limit: MAX_NPY_HEADER as u64,
+            unit: "bytes",
+        });
+    }
+    let mut header = Vec::with_capacity(header_len);
+    (&mut reader)
+        .take(header_len as u64)
+        .read_to_end(&mut header)
+        .map_err(|e| bad(e.to_string()))?;
+    if header.len() < header_len {
+        return Err(bad("truncated .npy header".into()));
+    }
+    let header = parse_npy_header(&header).map_err(bad)?;
+    let count = header.count().map_err(bad)? as u64;
+    let (limit, unit) = max_values(key);
+    if count > limit {
+        return Err(ProblemFileError::TooLarge {
+            path: path.to_path_buf(),
+            what: format!("{name}: shape {:?} ({count} values)", header.shape),
+            limit,
+            unit,
+        });
+    }
+    let needed = header.data_bytes().map_err(bad)?;
+    let available = declared.saturating_sub((preamble.len() + header_len) as u64);
+    if needed as u64 > available {
+        return Err(bad(format!(
+            "truncated data: shape {:?} needs {needed} bytes, the entry declares {available}",
+            header.shape
+        )));
+    }
+    let mut body = Vec::with_capacity(needed);
+    reader
+        .take(needed as u64)
+        .read_to_end(&mut body)
+        .map_err(|e| bad(e.to_string()))?;
+    decode_npy(header, &body).map_err(bad)
 }
 
 type Decoder = fn(&[u8]) -> f64;
