@@ -119,11 +119,19 @@ impl CcpNewton {
 }
 
 /// `R_soft`: per contact `(r_T, r_T, r_N)`, `r_T = α (A_t1t1 + A_t2t2)/2`, `r_N = α A_nn`,
-/// each floored at `α · 1e-9 · max diag A` (or `α` when `A` is zero).
+/// each floored at `α · 1e-9 · max diag A` (or `α` when `A` is zero) so that the Newton
+/// method is defined on a contact without stiffness.
 fn soft_compliance(a: &DMatrix<f64>, alpha: f64) -> DVector<f64> {
-    let diag = a.diagonal();
-    let max_diag = diag.iter().fold(0.0_f64, |m, v| m.max(*v));
+    let max_diag = a.diagonal().iter().fold(0.0_f64, |m, v| m.max(*v));
     let floor = if max_diag > 0.0 { 1e-9 * max_diag } else { 1.0 };
+    model_compliance(a, alpha, floor)
+}
+
+/// The soft model's compliance, `r_T = α max((A_t1t1 + A_t2t2)/2, floor)`,
+/// `r_N = α max(A_nn, floor)` per contact; with `floor = 0` it is the model's own
+/// `α diag(A)`, what the ruler judges on.
+fn model_compliance(a: &DMatrix<f64>, alpha: f64, floor: f64) -> DVector<f64> {
+    let diag = a.diagonal();
     let mut r = DVector::zeros(a.nrows());
     for i in 0..a.nrows() / 3 {
         let tangent = 0.5 * (diag[3 * i] + diag[3 * i + 1]);
@@ -377,6 +385,16 @@ impl Algorithm for CcpNewton {
 
     fn reset(&mut self) {
         self.factor = None;
+    }
+
+    /// The soft CCP's compliance `α diag(G + R)` without the floors of the Newton method:
+    /// on a contact without stiffness the model adds none, and the ruler sees the problem.
+    fn model_compliance(&self, problem: &ContactProblem) -> Option<DVector<f64>> {
+        Some(model_compliance(
+            &problem.effective_delassus(),
+            self.params.alpha,
+            0.0,
+        ))
     }
 }
 

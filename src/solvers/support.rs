@@ -14,9 +14,12 @@
 //!
 //! and a warm start is returned at once (0 iterations) only when
 //! [`passes`] holds: the same test as a converged iterate. [`solve_checked`] frames the
-//! solve (settings and warm start checked, no-contact answer), [`SolveReport::finish`]
-//! assembles the report with both criteria measured by the metrics module, and
-//! [`replace_settings`] is the body of `set_settings`. `tests/solvers_user.rs` is a solver
+//! solve (settings and warm start checked, no-contact answer) and has every "converged"
+//! judged by the ruler ([`judged_by_ruler`]: the model's criterion computed again from the
+//! returned `λ`; a solver whose own test passed on an answer the ruler refutes reports
+//! [`SolveStatus::RefutedByRuler`]), [`SolveReport::finish`] assembles the report with
+//! both criteria measured by the metrics module, and [`replace_settings`] is the body of
+//! `set_settings`. `tests/solvers_user.rs` is a solver
 //! written with these functions alone.
 
 use std::time::Instant;
@@ -122,9 +125,31 @@ pub fn all_finite(x: &DVector<f64>) -> bool {
 /// (a wrong size, a non-finite or too large entry is [`SolverError::Problem`]), answers
 /// a problem without contacts at once (empty `λ`, converged in 0 iterations, an empty
 /// history when `record_history`), and otherwise returns `solve_contacts(start)`, `start`
-/// the instant the solve began (for [`SolveReport::finish`]).
+/// the instant the solve began (for [`SolveReport::finish`]), judged by the ruler
+/// ([`judged_by_ruler`]): "converged" only if the model's criterion passes.
 pub fn solve_checked(
     problem: &ContactProblem,
+    model: ContactModel,
+    settings: &SolverSettings,
+    warm_start: Option<&DVector<f64>>,
+    solve_contacts: impl FnOnce(Instant) -> Result<SolveReport, SolverError>,
+) -> Result<SolveReport, SolverError> {
+    solve_checked_on(
+        problem,
+        problem,
+        model,
+        settings,
+        warm_start,
+        solve_contacts,
+    )
+}
+
+/// [`solve_checked`] for a solver whose model is `model_problem`, `problem` with a
+/// compliance of its own added ([`super::Algorithm::model_compliance`]): its answers are
+/// judged on `model_problem`.
+pub fn solve_checked_on(
+    problem: &ContactProblem,
+    model_problem: &ContactProblem,
     model: ContactModel,
     settings: &SolverSettings,
     warm_start: Option<&DVector<f64>>,
@@ -147,7 +172,58 @@ pub fn solve_checked(
             settings.record_history.then(Vec::new),
         ));
     }
-    solve_contacts(start)
+    let report = solve_contacts(start)?;
+    let mut judged = judged_by_ruler(report, problem, model_problem, model, settings)?;
+    judged.solve_time = start.elapsed();
+    Ok(judged)
+}
+
+/// The ruler's verdict on a report whose status is [`SolveStatus::Converged`]: the
+/// velocity and both criteria of `model` are computed again from the report's `λ` on
+/// `model_problem` (the problem itself for every model but a soft one), whatever the
+/// solver computed, and the status becomes [`SolveStatus::RefutedByRuler`] when the
+/// tested criterion is above its tolerance, [`SolveStatus::NumericalError`] when it is
+/// not a number. The report then carries the ruler's criteria and `c = (G + R)λ + g` of
+/// `problem`. Other statuses are not claims and are returned as they are. A `λ` of the
+/// wrong size is an error (whatever the status).
+pub fn judged_by_ruler(
+    mut report: SolveReport,
+    problem: &ContactProblem,
+    model_problem: &ContactProblem,
+    model: ContactModel,
+    settings: &SolverSettings,
+) -> Result<SolveReport, SolverError> {
+    if report.lambda.len() != problem.dim() {
+        return Err(SolverError::Problem(crate::problem::ProblemError::Size {
+            field: "lambda",
+            expected: problem.dim().to_string(),
+            got: report.lambda.len().to_string(),
+        }));
+    }
+    if !report.status.is_converged() {
+        return Ok(report);
+    }
+    let model_velocity = model_problem.velocity(&report.lambda);
+    let criteria = model_criteria(model, model_problem, &report.lambda, &model_velocity);
+    let tested = settings.stop.pick(&criteria);
+    report.status = if tested.is_nan() {
+        SolveStatus::NumericalError {
+            iteration: report.iterations,
+            what: format!("the ruler's {} criterion is not a number", settings.stop),
+        }
+    } else if tested <= settings.tolerance() {
+        SolveStatus::Converged
+    } else {
+        SolveStatus::RefutedByRuler
+    };
+    report.velocity = if std::ptr::eq(problem, model_problem) {
+        model_velocity
+    } else {
+        problem.velocity(&report.lambda)
+    };
+    report.criteria = criteria;
+    report.residual = tested;
+    Ok(report)
 }
 
 #[cfg(test)]
