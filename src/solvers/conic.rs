@@ -11,9 +11,23 @@
 //! `x = a x̃` and the QP in `x̃` has `P̃ = P / max|P|`, `q̃ = q / v` and the radii of
 //! disks and boxes divided by `a`. The answer, and clarabel's iterations, are then the
 //! same in any units (docs/ruler.md).
+//!
+//! **Infeasibility is checked, not taken on trust.** Every QP here is feasible (`x = 0`
+//! lies in every block), so the only possible certificate is of unboundedness: a
+//! direction `d` in the blocks' recession cones with `P d = 0` and `qᵀd < 0`. Contact
+//! problems often have an *unbounded set of minimizers* instead: internal forces `d`
+//! (`G d = 0`) in the cones that cost nothing (`gᵀd = 0` whenever `g = J v`), along which
+//! clarabel's homogeneous embedding runs off and, at its tolerances, calls the problem
+//! (almost) dual infeasible. So a claim of infeasibility is kept only when its
+//! certificate passes [`certifies_unbounded`] on the dimensionless data (a descent
+//! direction in the cones without the curvature to stop it before 1e12 times the QP's
+//! scale); otherwise clarabel runs again without its infeasibility test, towards the
+//! minimizer, and the callers' own criteria judge the answer.
 
 use clarabel::algebra::CscMatrix;
 use clarabel::solver::{DefaultSettings, DefaultSolver, IPSolver, SolverStatus, SupportedConeT};
+use std::time::Instant;
+
 use nalgebra::{DMatrix, DVector};
 
 use super::SolveStatus;
@@ -56,7 +70,7 @@ pub(crate) struct ConicSolution {
 }
 
 /// Constraint rows `(A, b)` as triplets plus cones, built block by block.
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct Constraints {
     rows: Vec<usize>,
     cols: Vec<usize>,
@@ -230,13 +244,16 @@ pub(crate) struct ConicLimits {
 }
 
 /// Solves `min ½ xᵀ P x + qᵀ x` with `x` split into `blocks`, made dimensionless as in the
-/// module doc, within `limits`. Errors (as text) when clarabel refuses the data.
+/// module doc, within `limits`; a claim of infeasibility is checked on its certificate and
+/// otherwise the QP is solved again with a proximal term (module doc). Errors (as text)
+/// when clarabel refuses the data.
 pub(crate) fn solve_conic_qp(
     p: &DMatrix<f64>,
     q: &DVector<f64>,
     blocks: &[Block],
     limits: ConicLimits,
 ) -> Result<ConicSolution, String> {
+    let start = Instant::now();
     let n = q.len();
     let (impulse, velocity) = unit_scaling(p, q);
     let p = p * (impulse / velocity);
@@ -250,9 +267,86 @@ pub(crate) fn solve_conic_qp(
     if first != n {
         return Err(format!("blocks cover {first} variables, the QP has {n}"));
     }
-    let mut solution = run_clarabel(&p, &q, constraints, limits)?;
+    let mut solution = run_clarabel(&p, &q, constraints.clone(), limits)?;
+    if claims_infeasibility(solution.status)
+        && !(solution.status == SolverStatus::DualInfeasible
+            && certifies_unbounded(&p, &q, blocks, &solution.x))
+    {
+        let remaining = ConicLimits {
+            time_limit: limits
+                .time_limit
+                .map(|t| (t - start.elapsed().as_secs_f64()).max(0.0)),
+            ..limits
+        };
+        let first_iterations = solution.iterations;
+        solution = run_clarabel_to_a_minimizer(&p, &q, constraints, remaining)?;
+        solution.iterations += first_iterations;
+    }
     solution.x *= impulse;
     Ok(solution)
+}
+
+/// True for clarabel's four infeasibility statuses (full or reduced accuracy).
+fn claims_infeasibility(status: SolverStatus) -> bool {
+    matches!(
+        status,
+        SolverStatus::PrimalInfeasible
+            | SolverStatus::DualInfeasible
+            | SolverStatus::AlmostPrimalInfeasible
+            | SolverStatus::AlmostDualInfeasible
+    )
+}
+
+/// Curvature, relative to the descent, below which a direction is taken as unbounded:
+/// along a direction `d` of the dimensionless QP the cost `½t²dᵀPd + t qᵀd` is least at
+/// `t = |qᵀd| / dᵀPd`; a certificate must put that minimum beyond `1 / NULL_CURVATURE`
+/// = 1e12 times the QP's own scale (measured: clarabel's certificates of truly unbounded
+/// random problems have `dᵀPd` of 1e-16..5e-15 for `|qᵀd|` of 0.2..0.7; ill-conditioned
+/// but bounded ones, whose minimizer exists at 1e9..1e10, have 1e-11..1e-9).
+const NULL_CURVATURE: f64 = 1e-12;
+
+/// Margin of a certificate of unboundedness (dimensionless data, direction scaled to
+/// `‖d‖∞ = 1`): its distance to the blocks' recession cones at most this, its descent
+/// `qᵀd` at most minus this.
+const CERTIFICATE_MARGIN: f64 = 1e-6;
+
+/// True when `x` proves `min ½ xᵀ P x + qᵀ x` over `blocks` unbounded below (`P`, `q`
+/// dimensionless, largest entries 1): with `d = x / ‖x‖∞`, `d` within
+/// [`CERTIFICATE_MARGIN`] of every block's recession cone (a disk or a box has none: `d`
+/// must vanish there), descending (`qᵀd ≤ −margin`) and without curvature to stop the
+/// descent before 1e12 (`dᵀPd ≤ NULL_CURVATURE |qᵀd|`). Clarabel's own test bounds
+/// `‖P x‖` relative to `qᵀx` and `‖x‖`, which a direction of small positive curvature
+/// meets as `x` grows, although the QP then has a minimizer.
+fn certifies_unbounded(
+    p: &DMatrix<f64>,
+    q: &DVector<f64>,
+    blocks: &[Block],
+    x: &DVector<f64>,
+) -> bool {
+    let size = x.amax();
+    if !(size.is_finite() && size > 0.0) {
+        return false;
+    }
+    let d = x / size;
+    let mut first = 0;
+    let mut in_cones = true;
+    for block in blocks {
+        in_cones &= recession_violation(*block, &d.as_slice()[first..first + block.size()])
+            <= CERTIFICATE_MARGIN;
+        first += block.size();
+    }
+    let descent = q.dot(&d);
+    in_cones && descent <= -CERTIFICATE_MARGIN && d.dot(&(p * &d)) <= -NULL_CURVATURE * descent
+}
+
+/// How far `d` (one block's variables) is from the block's recession cone.
+fn recession_violation(block: Block, d: &[f64]) -> f64 {
+    match block {
+        Block::IceCream(mu) => (d[0].hypot(d[1]) - mu * d[2]).max(-d[2]).max(0.0),
+        Block::Pyramid(mu) => (d[0].abs().max(d[1].abs()) - mu * d[2]).max(-d[2]).max(0.0),
+        Block::Nonnegative => (-d[0]).max(0.0),
+        Block::Disk(_) | Block::Box(_) => d[0].abs().max(d[1].abs()),
+    }
 }
 
 /// Clarabel on `min ½ xᵀ P x + qᵀ x`, `A x + s = b`, `s ∈ K` as built in `constraints`.
@@ -261,6 +355,34 @@ fn run_clarabel(
     q: &DVector<f64>,
     constraints: Constraints,
     limits: ConicLimits,
+) -> Result<ConicSolution, String> {
+    run_clarabel_with(p, q, constraints, limits, DefaultSettings::default())
+}
+
+/// [`run_clarabel`] without clarabel's infeasibility test, for a QP whose claimed
+/// certificate failed [`certifies_unbounded`]: clarabel goes on towards the minimizer (or
+/// stops at its iteration cap, or on insufficient progress).
+fn run_clarabel_to_a_minimizer(
+    p: &DMatrix<f64>,
+    q: &DVector<f64>,
+    constraints: Constraints,
+    limits: ConicLimits,
+) -> Result<ConicSolution, String> {
+    let no_infeasibility_test = DefaultSettings {
+        tol_infeas_abs: f64::MAX,
+        reduced_tol_infeas_abs: f64::MAX,
+        ..DefaultSettings::default()
+    };
+    run_clarabel_with(p, q, constraints, limits, no_infeasibility_test)
+}
+
+/// Clarabel with `base` settings, `limits` on top.
+fn run_clarabel_with(
+    p: &DMatrix<f64>,
+    q: &DVector<f64>,
+    constraints: Constraints,
+    limits: ConicLimits,
+    base: DefaultSettings<f64>,
 ) -> Result<ConicSolution, String> {
     let n = q.len();
     let a = CscMatrix::new_from_triplets(
@@ -277,7 +399,7 @@ fn run_clarabel(
         tol_gap_abs: limits.tolerance,
         tol_gap_rel: limits.tolerance,
         tol_feas: limits.tolerance,
-        ..DefaultSettings::default()
+        ..base
     };
     let mut solver = DefaultSolver::new(
         &upper_triangle_csc(p),
@@ -298,21 +420,34 @@ fn run_clarabel(
 
 /// Clarabel's status as a [`SolveStatus`]: `None` when solved (the caller then applies
 /// its own stopping test); `iteration` is the caller's iteration (an outer loop's, or
-/// clarabel's own count).
+/// clarabel's own count). A certified unboundedness (the only infeasibility that
+/// [`solve_conic_qp`] lets through) is [`SolveStatus::Infeasible`]: the QP is the model.
 pub(crate) fn unsolved_status(status: SolverStatus, iteration: usize) -> Option<SolveStatus> {
     match status {
         SolverStatus::Solved | SolverStatus::AlmostSolved => None,
         SolverStatus::MaxIterations => Some(SolveStatus::MaxIterations),
         SolverStatus::MaxTime => Some(SolveStatus::MaxTime),
-        SolverStatus::PrimalInfeasible
-        | SolverStatus::DualInfeasible
-        | SolverStatus::AlmostPrimalInfeasible
-        | SolverStatus::AlmostDualInfeasible => Some(SolveStatus::Infeasible),
+        SolverStatus::DualInfeasible => Some(SolveStatus::Infeasible),
         SolverStatus::InsufficientProgress => Some(SolveStatus::Stalled { iteration }),
         other => Some(SolveStatus::NumericalError {
             iteration,
             what: format!("clarabel: {other:?}"),
         }),
+    }
+}
+
+/// [`unsolved_status`] for a QP that is a step of a solver's method, not its model (the
+/// staggered projections' sub-problems, lcp-qp's shifted QPs): a certified unbounded QP
+/// proves that the method cannot go on, not that the contact problem has no solution.
+pub(crate) fn unsolved_step_status(status: SolverStatus, iteration: usize) -> Option<SolveStatus> {
+    match status {
+        SolverStatus::DualInfeasible => Some(SolveStatus::NumericalError {
+            iteration,
+            what: "a QP of the method is unbounded below (clarabel's certificate checked); \
+                   the contact problem may still have a solution"
+                .into(),
+        }),
+        other => unsolved_status(other, iteration),
     }
 }
 

@@ -30,7 +30,8 @@ use nalgebra::DVector;
 use serde_json::{Map, Value};
 
 use super::conic::{
-    interior_point_tolerance, remaining_time, solve_conic_qp, unsolved_status, Block, ConicLimits,
+    interior_point_tolerance, remaining_time, solve_conic_qp, unsolved_step_status, Block,
+    ConicLimits,
 };
 use super::shell::{Algorithm, Shell, SolveCall};
 use super::stagproj::SubproblemParams;
@@ -101,7 +102,7 @@ impl LcpQp {
             };
             let next = match solve_conic_qp(&delassus, &q, &blocks, limits) {
                 Ok(s) => match iterate_status(&s.x, k, "forces")
-                    .or_else(|| unsolved_status(s.status, k))
+                    .or_else(|| unsolved_step_status(s.status, k))
                 {
                     None => s.x,
                     Some(failed) => {

@@ -27,8 +27,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::conic::{
-    interior_point_tolerance, remaining_time, solve_conic_qp, unsolved_status, Block, ConicLimits,
-    ConicSolution,
+    interior_point_tolerance, remaining_time, solve_conic_qp, unsolved_step_status, Block,
+    ConicLimits, ConicSolution,
 };
 use super::shell::{Algorithm, Shell, SolveCall};
 use super::support::{iterate_status, model_criteria, relative_step, stopping_status};
@@ -260,7 +260,7 @@ fn sub_problem_result(
 ) -> Result<DVector<f64>, SolveStatus> {
     match solution {
         Ok(s) => match iterate_status(&s.x, iteration, "sub-problem forces")
-            .or_else(|| unsolved_status(s.status, iteration))
+            .or_else(|| unsolved_step_status(s.status, iteration))
         {
             None => Ok(s.x),
             Some(SolveStatus::MaxIterations) => Err(SolveStatus::NumericalError {
