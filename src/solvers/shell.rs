@@ -31,7 +31,7 @@ use std::time::Instant;
 
 use nalgebra::DVector;
 
-use super::support::{replace_settings, solve_checked_on};
+use super::support::{replace_settings, solve_checked_soft};
 use super::{ContactModel, ContactSolver, SolveReport, SolveStatus, SolverError, SolverSettings};
 use crate::problem::ContactProblem;
 
@@ -172,13 +172,10 @@ impl<A: Algorithm> ContactSolver for Shell<A> {
         warm_start: Option<&DVector<f64>>,
     ) -> Result<SolveReport, SolverError> {
         let (model, settings, algorithm) = (self.model, &self.settings, &mut self.algorithm);
-        let model_problem = match algorithm.model_compliance(problem) {
-            Some(extra) => Cow::Owned(problem.with_added_compliance(&extra)?),
-            None => Cow::Borrowed(problem),
-        };
-        solve_checked_on(
+        let compliance = algorithm.model_compliance(problem);
+        solve_checked_soft(
             problem,
-            &model_problem,
+            compliance.as_ref(),
             model,
             settings,
             warm_start,

@@ -80,6 +80,15 @@ pub fn out_of_time(settings: &SolverSettings, start: Instant) -> bool {
         .is_some_and(|t| start.elapsed().as_secs_f64() >= t)
 }
 
+/// The instant `max_time` after `start`, for the inner loops that check the clock
+/// (factorizations, line searches); `None` without `max_time` (or beyond the clock's
+/// range).
+pub fn deadline(settings: &SolverSettings, start: Instant) -> Option<Instant> {
+    settings
+        .max_time
+        .and_then(|t| start.checked_add(std::time::Duration::try_from_secs_f64(t).ok()?))
+}
+
 /// True when `criteria` pass the tolerance of the tested criterion (`stop`): the test
 /// of convergence, and the only condition under which a solver may return a warm start
 /// after 0 iterations.
@@ -134,22 +143,15 @@ pub fn solve_checked(
     warm_start: Option<&DVector<f64>>,
     solve_contacts: impl FnOnce(Instant) -> Result<SolveReport, SolverError>,
 ) -> Result<SolveReport, SolverError> {
-    solve_checked_on(
-        problem,
-        problem,
-        model,
-        settings,
-        warm_start,
-        solve_contacts,
-    )
+    solve_checked_soft(problem, None, model, settings, warm_start, solve_contacts)
 }
 
-/// [`solve_checked`] for a solver whose model is `model_problem`, `problem` with a
-/// compliance of its own added ([`super::Algorithm::model_compliance`]): its answers are
-/// judged on `model_problem`.
-pub fn solve_checked_on(
+/// [`solve_checked`] for a solver whose model adds `model_compliance` (`3n`, `≥ 0`) to
+/// the problem ([`super::Algorithm::model_compliance`]): its answers are judged on the
+/// problem with that compliance.
+pub fn solve_checked_soft(
     problem: &ContactProblem,
-    model_problem: &ContactProblem,
+    model_compliance: Option<&DVector<f64>>,
     model: ContactModel,
     settings: &SolverSettings,
     warm_start: Option<&DVector<f64>>,
@@ -173,23 +175,24 @@ pub fn solve_checked_on(
         ));
     }
     let report = solve_contacts(start)?;
-    let mut judged = judged_by_ruler(report, problem, model_problem, model, settings)?;
+    let mut judged = judged_by_ruler(report, problem, model_compliance, model, settings)?;
     judged.solve_time = start.elapsed();
     Ok(judged)
 }
 
 /// The ruler's verdict on a report whose status is [`SolveStatus::Converged`]: the
-/// velocity and both criteria of `model` are computed again from the report's `λ` on
-/// `model_problem` (the problem itself for every model but a soft one), whatever the
-/// solver computed, and the status becomes [`SolveStatus::RefutedByRuler`] when the
-/// tested criterion is above its tolerance, [`SolveStatus::NumericalError`] when it is
-/// not a number. The report then carries the ruler's criteria and `c = (G + R)λ + g` of
+/// velocity and both criteria of `model` are computed again from the report's `λ` (on
+/// the problem with `model_compliance` added, for a soft model), whatever the solver
+/// computed, and the status becomes [`SolveStatus::RefutedByRuler`] when the tested
+/// criterion is above its tolerance, [`SolveStatus::NumericalError`] when it is not a
+/// number. The report then carries the ruler's criteria and `c = (G + R)λ + g` of
 /// `problem`. Other statuses are not claims and are returned as they are. A `λ` of the
-/// wrong size is an error (whatever the status).
+/// wrong size, or a compliance that does not fit the problem, is an error (whatever the
+/// status).
 pub fn judged_by_ruler(
     mut report: SolveReport,
     problem: &ContactProblem,
-    model_problem: &ContactProblem,
+    model_compliance: Option<&DVector<f64>>,
     model: ContactModel,
     settings: &SolverSettings,
 ) -> Result<SolveReport, SolverError> {
@@ -203,8 +206,14 @@ pub fn judged_by_ruler(
     if !report.status.is_converged() {
         return Ok(report);
     }
-    let model_velocity = model_problem.velocity(&report.lambda);
-    let criteria = model_criteria(model, model_problem, &report.lambda, &model_velocity);
+    let velocity = problem.velocity(&report.lambda);
+    let criteria = match model_compliance {
+        None => model_criteria(model, problem, &report.lambda, &velocity),
+        Some(extra) => {
+            let soft = problem.with_added_compliance(extra)?;
+            model_criteria(model, &soft, &report.lambda, &soft.velocity(&report.lambda))
+        }
+    };
     let tested = settings.stop.pick(&criteria);
     report.status = if tested.is_nan() {
         SolveStatus::NumericalError {
@@ -216,11 +225,7 @@ pub fn judged_by_ruler(
     } else {
         SolveStatus::RefutedByRuler
     };
-    report.velocity = if std::ptr::eq(problem, model_problem) {
-        model_velocity
-    } else {
-        problem.velocity(&report.lambda)
-    };
+    report.velocity = velocity;
     report.criteria = criteria;
     report.residual = tested;
     Ok(report)
