@@ -35,10 +35,12 @@ fn large_problem(contacts: usize, nv: usize) -> ContactProblem {
 
 #[test]
 fn every_solver_stops_near_its_max_time_on_400_contacts() {
-    // 400 contacts: before, ccp-newton spent about 9 s in its eigen-decomposition and
-    // ccp-ipm 6.5 s in clarabel's first factorization, whatever max_time.
+    // 400 contacts at max_time = 0.05 s: before, ccp-newton returned after about 7 s (its
+    // eigen-decomposition), lcp-qp and ccp-ipm after about 1 s (clarabel's set-up and
+    // first factorization), whatever max_time. A hang test, not a benchmark: the bound is
+    // ten times the limit, for a loaded machine.
     let p = large_problem(400, 240);
-    let max_time = 0.2;
+    let max_time = 0.05;
     for id in SolverId::ALL {
         let settings = SolverSettings {
             max_time: Some(max_time),
@@ -56,9 +58,8 @@ fn every_solver_stops_near_its_max_time_on_400_contacts() {
             "{id}: {} after {} iterations in {wall:.3} s",
             report.status, report.iterations
         );
-        // Generous against a loaded 2-core machine; the overruns measured were 30-45 ×.
         assert!(
-            wall <= 5.0 * max_time,
+            wall <= 10.0 * max_time,
             "{id}: {wall:.3} s for max_time {max_time} s"
         );
         if report.status == SolveStatus::MaxTime {
