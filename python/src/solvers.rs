@@ -332,7 +332,7 @@ impl PySolveReport {
     }
 
     /// The status's name as in files: `converged`, `max_iterations`, `max_time`,
-    /// `stalled`, `diverged`, `numerical_error`, `infeasible`.
+    /// `stalled`, `diverged`, `numerical_error`, `infeasible`, `refuted_by_ruler`.
     #[getter]
     fn status(&self) -> String {
         status_tag(&self.run.status)

@@ -16,21 +16,22 @@
 //!
 //! Two criteria per model, both a maximum over contacts:
 //! - **absolute** `max_i max(ε_p, ε_d, ε_c)`: the paper's (Tab. IV), mixing units;
-//! - **relative** `r = max_i max(ε_p / λ_s, ε_d / v_s, min(ε_c / (‖λ_i‖ v_s), ‖λ_i‖∞ / λ_s))`
-//!   with `v_s = ‖g‖∞` and `λ_s = max(‖λ‖∞, v_s / max_k (G + R)_kk)` ([`Scales`]); a ratio
-//!   whose numerator is 0 counts 0. It is invariant to `λ → sλ, G → G/s` (units of
-//!   impulse) and `g → tg, G → tG` (units of velocity). Complementarity holds relatively
-//!   when either the velocity along the contact's force, `ε_c / ‖λ_i‖`, is small against
-//!   `v_s`, or the force itself is small against `λ_s`.
+//! - **relative** `r = max_i max(ε_p / λ_i,s, ε_d / v_i, min(ε_c / (‖λ_i‖ v_i), ‖λ_i‖∞ / λ_i,s))`
+//!   with scales local to contact `i` ([`Scales`]): `v_i` the largest free velocity
+//!   `‖g_j‖∞` among the contacts coupled with `i` through `G` (its group,
+//!   `problem::coupling`), and `λ_i,s = max(‖λ_i‖∞, v_i / d_i)`, `d_i` the largest
+//!   diagonal entry of its block of `G + R` (`v_i / d_i` is the impulse that changes its
+//!   own velocity by `v_i`; 0 when `d_i = 0`). A ratio whose numerator is 0 counts 0. It
+//!   is invariant to `λ → sλ, G → G/s` (units of impulse) and `g → tg, G → tG` (units of
+//!   velocity). Complementarity holds relatively when either the velocity along the
+//!   contact's force, `ε_c / ‖λ_i‖`, is small against `v_i`, or the force is small
+//!   against its own floor (it changes its own velocity by at most `ε v_i`).
 //!
-//!   Two measured fixes of the first definition (`ε_c / (λ_s v_s)` with `λ_s = ‖λ‖∞`,
-//!   docs/ruler.md): the floor `v_s / max_k (G + R)_kk` of `λ_s`, the impulse that changes
-//!   a velocity by `v_s` (a take-off answer `λ ≈ 2.7e-11` from an interior point scored
-//!   `r = 0.98`: with the answer's own size as scale a vanishing answer is never small),
-//!   and the per-contact complementarity term (on ContactBench's sliding cube, raisim
-//!   passed `r ≤ 1e-6` with a light contact pushing, `λ_N = 2.3e-4`, while separating at
-//!   `c_N = 6.2e-6 m/s = 4.8e-6 v_s`: the product over the largest impulse, 20 times
-//!   that contact's, let the velocity error through).
+//!   Why local (docs/ruler.md): with scales from the whole answer (`λ_s = ‖λ‖∞`), an
+//!   unrelated internal squeeze of 1e8 N·s between two walls waived the complementarity of
+//!   a contact elsewhere that pushed while separating at 10 m/s (ncp-admm and ccp-admm
+//!   accepted that warm start after 0 iterations, `r = 1.1e-7`). The scale of a contact's
+//!   waiver now comes from that contact, and its velocity scale from the bodies it touches.
 //!
 //! Non-finite values propagate: a NaN or an infinity in `λ`, `c` or any term makes the
 //! criteria NaN, and NaN is never below a tolerance.
@@ -63,25 +64,35 @@ fn ratio(numerator: f64, scale: f64) -> f64 {
     }
 }
 
-/// The scales of the relative criterion: `v_s = ‖g‖∞` (m/s, the problem's largest free
-/// velocity) and `λ_s = max(‖λ‖∞, v_s / max_k (G + R)_kk)` (N·s, the answer's largest
-/// impulse, but never below the impulse that changes a velocity by `v_s`).
+/// The scales of the relative criterion at one contact `i` (module doc): `v_i`, the
+/// largest free velocity of its group (m/s), and `λ_i,s = max(‖λ_i‖∞, v_i / d_i)` (N·s),
+/// `d_i` the largest diagonal entry of its block of `G + R`: its own impulse, but never
+/// below the impulse that changes its own velocity by `v_i`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Scales {
-    /// `λ_s`.
+    /// `λ_i,s` (N·s).
     pub impulse: f64,
-    /// `v_s = ‖g‖∞`.
+    /// `v_i` (m/s).
     pub velocity: f64,
 }
 
 impl Scales {
-    /// The scales of `λ` for `problem` (NaN when `λ` holds a NaN).
-    pub fn of(problem: &ContactProblem, lambda: &DVector<f64>) -> Self {
+    /// The scales of contact `i` of `problem` whose impulse is `lambda_i` (NaN when
+    /// `lambda_i` holds a NaN).
+    pub fn of_contact(problem: &ContactProblem, i: usize, lambda_i: &Vector3<f64>) -> Self {
+        let velocity = problem.velocity_scale_of(i);
+        let (delassus, compliance) = (problem.delassus(), problem.compliance());
+        let stiffness = (3 * i..3 * i + 3).fold(0.0_f64, |m, k| {
+            m.max(delassus[(k, k)] + compliance.map_or(0.0, |r| r[k]))
+        });
+        let floor = if stiffness > 0.0 {
+            velocity / stiffness
+        } else {
+            0.0
+        };
         Self {
-            impulse: lambda
-                .iter()
-                .fold(problem.impulse_floor(), |m, x| max_nan(m, x.abs())),
-            velocity: problem.velocity_scale(),
+            impulse: lambda_i.iter().fold(floor, |m, x| max_nan(m, x.abs())),
+            velocity,
         }
     }
 }
@@ -106,9 +117,9 @@ impl ContactResidual {
         )
     }
 
-    /// `max(ε_p / λ_s, ε_d / v_s, min(ε_c / (‖λ_i‖ v_s), ‖λ_i‖∞ / λ_s))`, the relative
-    /// criterion of a contact whose impulse is `lambda_i` (a ratio with numerator 0 counts
-    /// 0; NaN-propagating).
+    /// `max(ε_p / λ_i,s, ε_d / v_i, min(ε_c / (‖λ_i‖ v_i), ‖λ_i‖∞ / λ_i,s))`, the relative
+    /// criterion of a contact whose impulse is `lambda_i` and whose scales are `scales`
+    /// (a ratio with numerator 0 counts 0; NaN-propagating).
     pub fn relative(&self, scales: &Scales, lambda_i: &Vector3<f64>) -> f64 {
         let along_force = ratio(self.complementarity, lambda_i.norm() * scales.velocity);
         let force = ratio(lambda_i.amax(), scales.impulse);
@@ -214,32 +225,31 @@ pub fn model_criteria(
     if first_non_finite(lambda.as_slice()).is_some() || first_non_finite(c.as_slice()).is_some() {
         return Criteria::NAN;
     }
-    let scales = Scales::of(problem, lambda);
     // One loop per model (the residual inlined in it), the contacts in order.
     let mu = |i: usize| problem.mu_of(i);
     match model {
-        ContactModel::Ncp => criteria_over(lambda, c, &scales, |i, l, v| {
+        ContactModel::Ncp => criteria_over(problem, lambda, c, |i, l, v| {
             ncp_contact_residual(mu(i), l, v)
         }),
-        ContactModel::Ccp => criteria_over(lambda, c, &scales, |i, l, v| {
+        ContactModel::Ccp => criteria_over(problem, lambda, c, |i, l, v| {
             ccp_contact_residual(mu(i), l, v)
         }),
-        ContactModel::Lcp => criteria_over(lambda, c, &scales, |i, l, v| {
+        ContactModel::Lcp => criteria_over(problem, lambda, c, |i, l, v| {
             lcp_contact_residual(mu(i), l, v)
         }),
-        ContactModel::Raisim => criteria_over(lambda, c, &scales, |i, l, v| {
+        ContactModel::Raisim => criteria_over(problem, lambda, c, |i, l, v| {
             raisim_contact_residual(mu(i), &problem.diagonal_block(i), l, v)
         }),
     }
 }
 
 /// The relative and absolute criteria, maxima over the contacts of the residuals that
-/// `residual(i, λ_i, c_i)` gives.
+/// `residual(i, λ_i, c_i)` gives, each contact on its own scales.
 #[inline(always)]
 fn criteria_over(
+    problem: &ContactProblem,
     lambda: &DVector<f64>,
     c: &DVector<f64>,
-    scales: &Scales,
     residual: impl Fn(usize, &Vector3<f64>, &Vector3<f64>) -> ContactResidual,
 ) -> Criteria {
     let mut criteria = Criteria {
@@ -253,8 +263,9 @@ fn criteria_over(
     for (i, (l, v)) in contacts.enumerate() {
         let lambda_i = Vector3::new(l[0], l[1], l[2]);
         let r = residual(i, &lambda_i, &Vector3::new(v[0], v[1], v[2]));
+        let scales = Scales::of_contact(problem, i, &lambda_i);
         criteria = Criteria {
-            relative: max_nan(criteria.relative, r.relative(scales, &lambda_i)),
+            relative: max_nan(criteria.relative, r.relative(&scales, &lambda_i)),
             absolute: max_nan(criteria.absolute, r.max()),
         };
     }
@@ -487,7 +498,7 @@ mod tests {
             (r.primal_feasibility, r.dual_feasibility, r.complementarity),
             (0.0, 1.0, 1.0)
         );
-        let scales = Scales::of(&p, &lambda);
+        let scales = Scales::of_contact(&p, 0, &contact_vector(&lambda, 0));
         // λ_s = max(‖λ‖∞ = 1, v_s / max G_kk = 2): the floor.
         assert_eq!((scales.impulse, scales.velocity), (2.0, 2.0));
         // max(0, 1/2, min(1/(1·2), 1/2)) = 0.5.
@@ -499,9 +510,9 @@ mod tests {
     fn a_light_contact_is_measured_by_its_own_impulse() {
         // Two decoupled contacts, g_N = −1 each; contact 1 is 100 times stiffer (a light
         // body), so its answer is λ_N = 0.01. Pushing with 0.0101 it separates at
-        // c_N = 0.01 = 1e-2 v_s: the product 1.01e-4 over λ_s v_s = 1 would score 1.01e-4;
-        // the velocity along its force is c_N = 1e-2 v_s and its force 1.01e-2 λ_s, so it
-        // scores min(1e-2, 1.01e-2) = 1e-2.
+        // c_N = 0.01 = 1e-2 v_1: the product 1.01e-4 over the largest impulse times v_s = 1
+        // would score 1.01e-4; the velocity along its force is c_N = 1e-2 v_1 and its force
+        // is its own scale (above the floor v_1 / 100), so it scores min(1e-2, 1) = 1e-2.
         let mut g = nalgebra::DMatrix::identity(6, 6);
         for k in 3..6 {
             g[(k, k)] = 100.0;

@@ -43,7 +43,7 @@ pub struct ContactMetrics {
     pub dual_feasibility: f64,
     /// `ε_c = |⟨λ, ĉ⟩|` (N·s·m/s).
     pub complementarity: f64,
-    /// `max(ε_p / λ_s, ε_d / v_s, ε_c / (λ_s,i v_s))`, the relative NCP criterion.
+    /// The relative NCP criterion of this contact, on its own scales (docs/ruler.md).
     pub relative_criterion: f64,
     /// `max(ε_p, ε_d, ε_c)`.
     pub ncp_criterion: f64,
@@ -264,14 +264,14 @@ fn metrics_at_velocity(
     c: &DVector<f64>,
     sliding_tolerance: f64,
 ) -> ProblemMetrics {
-    let scales = Scales::of(problem, lambda);
     let contacts: Vec<ContactMetrics> = (0..problem.num_contacts())
         .map(|i| {
+            let lambda_i = contact_vector(lambda, i);
             contact_metrics(
                 problem.mu_of(i),
                 &problem.diagonal_block(i),
-                (&contact_vector(lambda, i), &contact_vector(c, i)),
-                &scales,
+                (&lambda_i, &contact_vector(c, i)),
+                &Scales::of_contact(problem, i, &lambda_i),
                 sliding_tolerance,
             )
         })

@@ -20,11 +20,11 @@ use std::path::Path;
 use nalgebra::DVector;
 use serde_json::{Map, Value};
 
+use super::file::read_json_text;
 pub use super::file::{
     write_atomically, write_new_atomically, ProblemFile, ProblemFileError, MAX_JSON_BYTES,
     MAX_LAMBDA_BYTES,
 };
-use super::file::read_json_text;
 use super::{fclib, json, npz, ContactProblem};
 
 /// The file formats of problems.
@@ -190,4 +190,3 @@ pub fn read_lambda(path: &Path) -> Result<DVector<f64>, ProblemFileError> {
         .collect::<Result<Vec<f64>, _>>()?;
     Ok(DVector::from_vec(numbers))
 }
-

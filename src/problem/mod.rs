@@ -9,6 +9,7 @@
 pub mod build;
 pub mod cones;
 pub(crate) mod conic;
+pub mod coupling;
 pub mod fclib;
 mod file;
 pub mod generators;
@@ -18,6 +19,8 @@ pub mod npz;
 pub mod params;
 
 pub use params::StepParameters;
+
+use std::sync::OnceLock;
 
 use crate::dynamics::first_non_finite;
 use nalgebra::{DMatrix, DVector, Matrix3, Vector3};
@@ -194,8 +197,20 @@ pub struct ContactProblem {
     compliance: Option<DVector<f64>>,
     jacobian: Option<DMatrix<f64>>,
     velocity_scale: f64,
-    impulse_floor: f64,
+    group_velocity_scales: GroupVelocityScales,
     notes: Vec<ValidationNote>,
+}
+
+/// The velocity scale of each contact's group ([`coupling::group_velocity_scales`]),
+/// computed on first use and kept (it depends on `G` and `g` only). A cache: two problems
+/// compare equal whether or not theirs is filled.
+#[derive(Debug, Clone, Default)]
+struct GroupVelocityScales(OnceLock<Vec<f64>>);
+
+impl PartialEq for GroupVelocityScales {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
 }
 
 impl ContactProblem {
@@ -260,30 +275,15 @@ impl ContactProblem {
         compliance: Option<DVector<f64>>,
     ) -> Self {
         let velocity_scale = free_velocity.amax();
-        let mut problem = Self {
+        Self {
             delassus,
             free_velocity,
             mu,
             compliance,
             jacobian: None,
             velocity_scale,
-            impulse_floor: 0.0,
+            group_velocity_scales: GroupVelocityScales::default(),
             notes: Vec::new(),
-        };
-        problem.impulse_floor = problem.compute_impulse_floor();
-        problem
-    }
-
-    /// `v_s / max_k (G + R)_kk`, 0 when `G + R` has no positive diagonal entry.
-    fn compute_impulse_floor(&self) -> f64 {
-        let largest = (0..self.dim()).fold(0.0_f64, |m, k| {
-            let r = self.compliance.as_ref().map_or(0.0, |r| r[k]);
-            m.max(self.delassus[(k, k)] + r)
-        });
-        if largest > 0.0 {
-            self.velocity_scale / largest
-        } else {
-            0.0
         }
     }
 
@@ -293,17 +293,18 @@ impl ContactProblem {
         &self.notes
     }
 
-    /// `v_s = ‖g‖∞` (m/s), the velocity scale of the relative criterion.
+    /// `‖g‖∞` (m/s), the problem's largest free velocity.
     pub fn velocity_scale(&self) -> f64 {
         self.velocity_scale
     }
 
-    /// `v_s / max_k (G + R)_kk` (N·s): the impulse that changes a velocity by `v_s` through
-    /// the stiffest diagonal entry, the smallest impulse scale `λ_s` of the relative
-    /// criterion (docs/ruler.md: without it, a take-off answer with `λ ≈ 1e-11` scores
-    /// `r ≈ 1`). 0 when `G + R` has no positive diagonal entry.
-    pub fn impulse_floor(&self) -> f64 {
-        self.impulse_floor
+    /// `v_i = max ‖g_j‖∞` over the contacts `j` coupled with contact `i` through `G`
+    /// (its group, [`coupling`]): the velocity scale of contact `i` in the relative
+    /// criterion (docs/ruler.md). Panics if `i ≥ n`.
+    pub fn velocity_scale_of(&self, i: usize) -> f64 {
+        self.group_velocity_scales
+            .0
+            .get_or_init(|| coupling::group_velocity_scales(&self.delassus, &self.free_velocity))[i]
     }
 
     /// The same problem with `extra` added to its diagonal compliance (`3n`, `≥ 0`): how
@@ -317,7 +318,6 @@ impl ContactProblem {
             Some(r) => r + extra,
             None => extra.clone(),
         });
-        softer.impulse_floor = softer.compute_impulse_floor();
         Ok(softer)
     }
 

@@ -47,10 +47,11 @@ use nalgebra::{DMatrix, DVector, Vector3};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::factor::{affine_product, product, RegularizedCholesky};
+use super::factor::{affine_product, product, FactorError, RegularizedCholesky};
 use super::shell::{Algorithm, Shell, SolveCall};
 use super::support::{
-    all_finite, iterate_status, model_criteria, passes, stopping_status, Criteria,
+    all_finite, deadline, iterate_status, model_criteria, out_of_time, passes, stopping_status,
+    Criteria,
 };
 use super::{
     parse_params, ContactSolver, SolveReport, SolveStatus, SolverError, SolverId, SolverSettings,
@@ -652,9 +653,20 @@ fn solve_admm(
         iterations = k;
         let penalty = params.tau * rho;
         let prox = mu_prox + penalty;
-        if let Err(what) = state.factor.set_shift(prox) {
-            status = SolveStatus::NumericalError { iteration: k, what };
+        if out_of_time(settings, start) {
+            status = SolveStatus::MaxTime;
             break;
+        }
+        match state.factor.set_shift(prox, deadline(settings, start)) {
+            Ok(()) => {}
+            Err(FactorError::OutOfTime) => {
+                status = SolveStatus::MaxTime;
+                break;
+            }
+            Err(FactorError::NotPositiveDefinite(what)) => {
+                status = SolveStatus::NumericalError { iteration: k, what };
+                break;
+            }
         }
         // x-update: (G + R + prox I) x⁺ = −(g + s − ρ̄ y − μ_prox x − z).
         x_update_rhs(

@@ -5,8 +5,9 @@
 //!
 //! The soft CCP is `min_{λ ∈ ×K_μ} ½ λᵀ(A + R_soft)λ + gᵀλ`, `A = G + R` (the problem's
 //! own compliance, if any). MuJoCo solves its primal, in velocities: with any factor
-//! `A = F Fᵀ` (here `F = U Λ^{1/2}` from the eigen-decomposition of `A`; when `A` comes
-//! from `J M⁻¹ Jᵀ`, `w = M^{1/2}(v − v_f)` up to a rotation, `F = J M^{-1/2}`),
+//! `A = F Fᵀ` (here `F`, `n × r`, from a Cholesky factorization with diagonal pivoting,
+//! stopped at the numerical rank `r` of `A`; when `A` comes from `J M⁻¹ Jᵀ`,
+//! `w = M^{1/2}(v − v_f)` up to a rotation, `F = J M^{-1/2}`),
 //!
 //! ```text
 //! min_w  P(w) = ½ ‖w‖² + Σ_i s_i(F_i w + g_i),
@@ -16,9 +17,11 @@
 //! with `S_i = R_i^{1/2}` and `μ̃ = μ √(r_T / r_N)`: in the scaled forces `u = S λ` the
 //! cone stays a friction cone. The force is `λ_i(y) = S_i⁻¹ proj_{K_μ̃}(−S_i⁻¹ y)`, the
 //! gradient `∇P = w − Fᵀ λ(Fw + g)`, and the (generalized) Hessian
-//! `H = I + Fᵀ D F`, `D_i = S_i⁻¹ ∂proj(−S_i⁻¹ y) S_i⁻¹`, is positive definite: its
-//! Cholesky factor gives the Newton step, followed by a backtracking (Armijo) line search
-//! (at most 50 halvings). At the optimum `w = Fᵀλ`, so `λ ∈ K_μ ⊥ (A + R_soft)λ + g ∈ K*_μ`.
+//! `H = I + Fᵀ D F` (`r × r`), `D_i = S_i⁻¹ ∂proj(−S_i⁻¹ y) S_i⁻¹`, is positive definite:
+//! its Cholesky factor gives the Newton step, followed by a backtracking (Armijo) line
+//! search (at most 50 halvings). `max_time` is checked inside every stage: before each
+//! column of `F`, between chunks of the Hessian, in the Cholesky factorization (per panel)
+//! and at each trial of the line search. At the optimum `w = Fᵀλ`, so `λ ∈ K_μ ⊥ (A + R_soft)λ + g ∈ K*_μ`.
 //!
 //! As in MuJoCo's elliptic cones and ContactBench, both tangents of a contact share one
 //! compliance, `r_T = α (A_t1t1 + A_t2t2) / 2`, and `r_N = α A_nn` (each floored at
@@ -27,18 +30,24 @@
 //! `R_soft λ`); a relative step of its own iterate `w`, `‖Δw‖ / ‖w‖`, at most `eps_step`
 //! first is a stall (the step of `λ` is not a progress measure here: a warm start above
 //! the answer maps to a `w` whose `λ(w)` is 0, and `λ` stays 0 for a few Newton steps
-//! while `w` moves); the report's criteria are those of the soft problem. The returned
+//! while `w` moves). The solver shell judges a converged answer on the model's own soft
+//! problem, `α diag(A)` without the floors ([`Algorithm::model_compliance`]). The returned
 //! `velocity` is the problem's own `(G + R)λ + g`: the hard CCP residual of a ccp-newton
 //! answer is of the order of `R_soft λ`, not zero. A warm start `λ0` starts from
 //! `w = Fᵀ λ0`, and is returned at once only if `λ(w)` passes the stopping test. `F` is
 //! kept between solves while `A` is unchanged.
 
+use std::time::Instant;
+
 use nalgebra::{DMatrix, DVector, Matrix3, Vector3};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::factor::{FactorError, RegularizedCholesky};
 use super::shell::{Algorithm, Shell, SolveCall};
-use super::support::{iterate_status, model_criteria, relative_step, stopping_status};
+use super::support::{
+    deadline, iterate_status, model_criteria, out_of_time, relative_step, stopping_status,
+};
 use super::{
     parse_params, ContactSolver, SolveReport, SolveStatus, SolverError, SolverId, SolverSettings,
 };
@@ -49,6 +58,8 @@ use crate::problem::{contact_vector, set_contact_vector, ContactModel, ContactPr
 const MAX_LINE_SEARCH_STEPS: usize = 50;
 /// Armijo sufficient-decrease constant.
 const ARMIJO: f64 = 1e-4;
+/// Units of `ε |P(w)|` by which the line search lets the cost rise: its round-off.
+const COST_ROUND_OFF: f64 = 16.0;
 
 /// Parameters of ccp-newton.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -99,32 +110,82 @@ impl CcpNewtonSolver {
 }
 
 impl CcpNewton {
-    /// `F` with `F Fᵀ = A`, reused while `A` is unchanged.
-    fn factor_of(&mut self, a: &DMatrix<f64>) -> DMatrix<f64> {
+    /// `F` with `F Fᵀ = A`, reused while `A` is unchanged; `None` when `deadline` passed
+    /// before it was complete.
+    fn factor_of(&mut self, a: &DMatrix<f64>, deadline: Option<Instant>) -> Option<DMatrix<f64>> {
         if let Some((cached, f)) = &self.factor {
             if cached == a {
-                return f.clone();
+                return Some(f.clone());
             }
         }
-        let eig = a.clone().symmetric_eigen();
-        let mut f = eig.eigenvectors;
-        for (j, lambda) in eig.eigenvalues.iter().enumerate() {
-            let scale = lambda.max(0.0).sqrt();
-            f.column_mut(j).scale_mut(scale);
-        }
+        let f = pivoted_cholesky(a, deadline)?;
         self.factor = Some((a.clone(), f.clone()));
-        f
+        Some(f)
     }
 }
 
+/// `F` (`n × r`) with `F Fᵀ = A` for a symmetric positive semi-definite `A`, by Cholesky
+/// with diagonal pivoting (Higham 2009, "Cholesky factorization", §2.1): at each step the
+/// largest remaining diagonal entry of the Schur complement is the pivot, and the
+/// factorization stops at rank `r` when it is at most `n ε max diag A` (what is left is
+/// round-off). Left-looking, one column at a time, `O(n r²)`: a rank-deficient `A` (more
+/// contact rows than degrees of freedom) costs less than its size suggests. `None` when
+/// `deadline` passes (checked before every column).
+fn pivoted_cholesky(a: &DMatrix<f64>, deadline: Option<Instant>) -> Option<DMatrix<f64>> {
+    let n = a.nrows();
+    let mut remaining: Vec<f64> = a.diagonal().iter().copied().collect();
+    let largest = remaining.iter().fold(0.0_f64, |m, v| m.max(*v));
+    let negligible = n as f64 * f64::EPSILON * largest;
+    let mut chosen = vec![false; n];
+    let mut columns: Vec<DVector<f64>> = Vec::new();
+    loop {
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            return None;
+        }
+        let pivot = (0..n)
+            .filter(|&i| !chosen[i])
+            .max_by(|&i, &j| remaining[i].total_cmp(&remaining[j]));
+        let Some(j) = pivot.filter(|&j| remaining[j] > negligible) else {
+            break;
+        };
+        chosen[j] = true;
+        let mut column = a.column(j).clone_owned();
+        for previous in &columns {
+            column.axpy(-previous[j], previous, 1.0);
+        }
+        column /= remaining[j].sqrt();
+        for i in 0..n {
+            if chosen[i] && i != j {
+                column[i] = 0.0;
+            } else if !chosen[i] {
+                remaining[i] -= column[i] * column[i];
+            }
+        }
+        columns.push(column);
+    }
+    Some(if columns.is_empty() {
+        DMatrix::zeros(n, 0)
+    } else {
+        DMatrix::from_columns(&columns)
+    })
+}
+
 /// `R_soft`: per contact `(r_T, r_T, r_N)`, `r_T = α (A_t1t1 + A_t2t2)/2`, `r_N = α A_nn`,
-/// each floored at `α · 1e-9 · max diag A` (or `α` when `A` is zero).
+/// each floored at `α · 1e-9 · max diag A` (or `α` when `A` is zero) so that the Newton
+/// method is defined on a contact without stiffness.
 fn soft_compliance(a: &DMatrix<f64>, alpha: f64) -> DVector<f64> {
     let diag = a.diagonal();
     let max_diag = diag.iter().fold(0.0_f64, |m, v| m.max(*v));
     let floor = if max_diag > 0.0 { 1e-9 * max_diag } else { 1.0 };
-    let mut r = DVector::zeros(a.nrows());
-    for i in 0..a.nrows() / 3 {
+    model_compliance(&diag, alpha, floor)
+}
+
+/// The soft model's compliance, `r_T = α max((A_t1t1 + A_t2t2)/2, floor)`,
+/// `r_N = α max(A_nn, floor)` per contact; with `floor = 0` it is the model's own
+/// `α diag(A)`, what the ruler judges on (`diag` is `A`'s diagonal).
+fn model_compliance(diag: &DVector<f64>, alpha: f64, floor: f64) -> DVector<f64> {
+    let mut r = DVector::zeros(diag.len());
+    for i in 0..diag.len() / 3 {
         let tangent = 0.5 * (diag[3 * i] + diag[3 * i + 1]);
         let rt = alpha * tangent.max(floor);
         let rn = alpha * diag[3 * i + 2].max(floor);
@@ -211,15 +272,21 @@ fn forces_and_cost(
     (lambda, cost)
 }
 
-/// Generalized Hessian `I + Fᵀ D F` at `w`.
+/// Columns of the Hessian computed between two looks at the clock.
+const HESSIAN_CHUNK: usize = 64;
+
+/// Generalized Hessian `I + Fᵀ D F` at `w` (`D` block-diagonal, applied contact by
+/// contact), or `None` when `deadline` passes (checked between chunks of
+/// [`HESSIAN_CHUNK`] columns).
 fn hessian(
     problem: &ContactProblem,
     f: &DMatrix<f64>,
     r: &DVector<f64>,
     w: &DVector<f64>,
-) -> DMatrix<f64> {
+    deadline: Option<Instant>,
+) -> Option<DMatrix<f64>> {
     let y = f * w + problem.free_velocity();
-    let mut d = DMatrix::zeros(y.len(), y.len());
+    let mut df = DMatrix::zeros(f.nrows(), f.ncols());
     for i in 0..problem.num_contacts() {
         let c = soft_contact(
             problem.mu_of(i),
@@ -227,14 +294,21 @@ fn hessian(
             &contact_vector(&y, i),
             true,
         );
-        d.fixed_view_mut::<3, 3>(3 * i, 3 * i)
-            .copy_from(&c.curvature);
+        let rows = c.curvature * f.fixed_rows::<3>(3 * i);
+        df.fixed_rows_mut::<3>(3 * i).copy_from(&rows);
     }
-    let mut h = f.transpose() * d * f;
-    for k in 0..h.nrows() {
-        h[(k, k)] += 1.0;
+    let size = f.ncols();
+    let mut h = DMatrix::identity(size, size);
+    for first in (0..size).step_by(HESSIAN_CHUNK) {
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            return None;
+        }
+        let width = HESSIAN_CHUNK.min(size - first);
+        let block = f.tr_mul(&df.columns(first, width));
+        let mut target = h.columns_mut(first, width);
+        target += block;
     }
-    h
+    Some(h)
 }
 
 impl CcpNewton {
@@ -263,10 +337,14 @@ impl CcpNewton {
                 );
             }
         };
-        let f = self.factor_of(&a);
+        let deadline = deadline(settings, start);
+        let Some(f) = self.factor_of(&a, deadline) else {
+            let lambda = call.initial_forces();
+            return report(call, &soft, lambda, SolveStatus::MaxTime, 0, None);
+        };
         let mut w = match warm_start {
             Some(l0) => f.tr_mul(l0),
-            None => DVector::zeros(problem.dim()),
+            None => DVector::zeros(f.ncols()),
         };
         let (mut lambda, mut cost) = forces_and_cost(problem, &f, &r, &w);
         let mut history = settings.record_history.then(Vec::new);
@@ -290,26 +368,51 @@ impl CcpNewton {
         for k in 1..=settings.max_iter {
             iterations = k;
             let gradient = &w - f.tr_mul(&lambda);
-            let Some(chol) = hessian(problem, &f, &r, &w).cholesky() else {
-                status = SolveStatus::NumericalError {
-                    iteration: k,
-                    what: "Hessian not positive definite".into(),
-                };
+            let Some(h) = hessian(problem, &f, &r, &w, deadline) else {
+                status = SolveStatus::MaxTime;
                 break;
             };
-            let step = -chol.solve(&gradient);
+            let mut chol = RegularizedCholesky::default();
+            chol.set_matrix(&h, None);
+            match chol.set_shift(0.0, deadline) {
+                Ok(()) => {}
+                Err(FactorError::OutOfTime) => {
+                    status = SolveStatus::MaxTime;
+                    break;
+                }
+                Err(FactorError::NotPositiveDefinite(_)) => {
+                    status = SolveStatus::NumericalError {
+                        iteration: k,
+                        what: "Hessian not positive definite".into(),
+                    };
+                    break;
+                }
+            }
+            let mut step = -&gradient;
+            chol.solve_mut(&mut step);
             let slope = gradient.dot(&step);
-            // Backtracking line search (Armijo).
+            // Backtracking line search (Armijo), within the deadline. A decrease below the
+            // cost's own round-off cannot be seen: near the answer (slope ~1e-15 at a cost
+            // of order 1) the test would reject the Newton step by the luck of the last bit
+            // and halve it until the iteration stalls.
+            let round_off = COST_ROUND_OFF * f64::EPSILON * cost.abs();
             let mut t = 1.0;
             let mut accepted = None;
             for _ in 0..MAX_LINE_SEARCH_STEPS {
+                if deadline.is_some_and(|d| Instant::now() >= d) {
+                    break;
+                }
                 let trial = &w + &step * t;
                 let (trial_lambda, trial_cost) = forces_and_cost(problem, &f, &r, &trial);
-                if trial_cost <= cost + ARMIJO * t * slope {
+                if trial_cost <= cost + ARMIJO * t * slope + round_off {
                     accepted = Some((trial, trial_lambda, trial_cost));
                     break;
                 }
                 t *= 0.5;
+            }
+            if accepted.is_none() && out_of_time(settings, start) {
+                status = SolveStatus::MaxTime;
+                break;
             }
             let Some((next_w, next_lambda, next_cost)) = accepted else {
                 // No descent along the Newton direction: no progress is possible.
@@ -377,6 +480,16 @@ impl Algorithm for CcpNewton {
     fn reset(&mut self) {
         self.factor = None;
     }
+
+    /// The soft CCP's compliance `α diag(G + R)` without the floors of the Newton method:
+    /// on a contact without stiffness the model adds none, and the ruler sees the problem.
+    fn model_compliance(&self, problem: &ContactProblem) -> Option<DVector<f64>> {
+        let mut diag = problem.delassus().diagonal();
+        if let Some(r) = problem.compliance() {
+            diag += r;
+        }
+        Some(model_compliance(&diag, self.params.alpha, 0.0))
+    }
 }
 
 /// Builds the solver; parameters are those of [`CcpNewtonParams`].
@@ -391,6 +504,27 @@ pub fn build(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rand::{RngExt, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    #[test]
+    fn pivoted_cholesky_reproduces_full_and_rank_deficient_matrices() {
+        for (rows, rank) in [(12, 12), (12, 5)] {
+            let mut rng = ChaCha8Rng::seed_from_u64(7);
+            let j = DMatrix::from_fn(rows, rank, |_, _| rng.random_range(-1.0..1.0));
+            let a = &j * j.transpose();
+            let Some(f) = pivoted_cholesky(&a, None) else {
+                panic!("no deadline")
+            };
+            let error = (&f * f.transpose() - &a).amax();
+            println!(
+                "{rows} x {rank}: F has {} columns, error {error:e}",
+                f.ncols()
+            );
+            assert_eq!(f.ncols(), rank);
+            assert!(error <= 1e-13 * a.amax(), "{error:e}");
+        }
+    }
 
     /// The analytic projection Jacobian matches finite differences in the sliding zone.
     #[test]

@@ -16,6 +16,8 @@
 //! the baseline build), and from [`SMALL`] unknowns the solves read packed panels of the
 //! factor with the diagonal's reciprocals (`pack_panels`; time per iteration: docs/speed.md).
 
+use std::time::Instant;
+
 use nalgebra::{DMatrix, DVector};
 
 /// Defines `fn $name(args)`, which runs `$body(args)` compiled for AVX when the CPU has it
@@ -50,7 +52,11 @@ with_avx!(
 );
 with_avx!(
     /// The blocked Cholesky factorization ([`factorize_lower_body`]).
-    fn factorize_lower = factorize_lower_body(a: &mut [f64], n: usize) -> Result<(), usize>
+    fn factorize_lower = factorize_lower_body(
+        a: &mut [f64],
+        n: usize,
+        deadline: Option<Instant>
+    ) -> Result<(), FactorStop>
 );
 with_avx!(
     /// `L y = b` in place ([`solve_forward_body`]).
@@ -67,6 +73,24 @@ with_avx!(
 
 /// Columns combined at once by the kernels.
 const BLOCK: usize = 4;
+
+/// Why a factorization stopped before its end.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum FactorStop {
+    /// The pivot of this column is not positive (or not finite).
+    NotPositive(usize),
+    /// The deadline passed (checked before every panel of [`BLOCK`] columns).
+    OutOfTime,
+}
+
+/// Why [`RegularizedCholesky::set_shift`] holds no factor.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum FactorError {
+    /// `A + σ I` is not numerically positive definite (the message names `σ`).
+    NotPositiveDefinite(String),
+    /// The deadline passed during the factorization.
+    OutOfTime,
+}
 
 /// Below this size the solves go column by column: the blocks' set-up costs more than
 /// they save on a few contacts (a 12×12 system: the sliding cube's four contacts).
@@ -132,9 +156,14 @@ impl RegularizedCholesky {
     }
 
     /// Makes the factor one of `A + σ I`; refactors only if `σ` changed or no factor is held.
-    /// Errors (with the shift) when `A + σ I` is not numerically positive definite.
+    /// Errors (with the shift) when `A + σ I` is not numerically positive definite, and
+    /// when `deadline` passes during the factorization (checked once per panel).
     #[inline(never)]
-    pub(crate) fn set_shift(&mut self, shift: f64) -> Result<(), String> {
+    pub(crate) fn set_shift(
+        &mut self,
+        shift: f64,
+        deadline: Option<Instant>,
+    ) -> Result<(), FactorError> {
         if self.factored && shift == self.shift {
             return Ok(());
         }
@@ -147,18 +176,21 @@ impl RegularizedCholesky {
         }
         self.factorizations += 1;
         self.shift = shift;
-        self.factored = factorize_lower(&mut self.lower, n).is_ok();
-        if self.factored {
-            if n < SMALL {
-                transpose_lower(&self.lower, n, &mut self.upper);
-            } else {
-                pack_panels(&self.lower, n, &mut self.forward, &mut self.backward);
+        let outcome = factorize_lower(&mut self.lower, n, deadline);
+        self.factored = outcome.is_ok();
+        match outcome {
+            Ok(()) => {
+                if n < SMALL {
+                    transpose_lower(&self.lower, n, &mut self.upper);
+                } else {
+                    pack_panels(&self.lower, n, &mut self.forward, &mut self.backward);
+                }
+                Ok(())
             }
-            Ok(())
-        } else {
-            Err(format!(
+            Err(FactorStop::OutOfTime) => Err(FactorError::OutOfTime),
+            Err(FactorStop::NotPositive(_)) => Err(FactorError::NotPositiveDefinite(format!(
                 "Cholesky factorization of G + R + {shift:e} I failed (not positive definite)"
-            ))
+            ))),
         }
     }
 
@@ -220,11 +252,19 @@ fn accumulate_product_body(a: &DMatrix<f64>, x: &[f64], out: &mut [f64]) {
 /// on success its lower triangle is `L` with `A = L Lᵀ`. Each panel of [`BLOCK`] columns
 /// is factored column by column, then the trailing lower triangle is updated by the whole
 /// panel, `A₂₂ ← A₂₂ − L₂₁ L₂₁ᵀ` (Golub & Van Loan 2013, §4.2.9). Errs with the first
-/// column whose pivot is not positive (or not finite).
+/// column whose pivot is not positive (or not finite), or when `deadline` has passed at
+/// the start of a panel.
 #[inline(always)]
-fn factorize_lower_body(a: &mut [f64], n: usize) -> Result<(), usize> {
+fn factorize_lower_body(
+    a: &mut [f64],
+    n: usize,
+    deadline: Option<Instant>,
+) -> Result<(), FactorStop> {
     let mut j0 = 0;
     while j0 < n {
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            return Err(FactorStop::OutOfTime);
+        }
         let end = (j0 + BLOCK).min(n);
         for j in j0..end {
             let (left, right) = a.split_at_mut(j * n);
@@ -235,7 +275,7 @@ fn factorize_lower_body(a: &mut [f64], n: usize) -> Result<(), usize> {
             }
             let pivot = target[0];
             if !(pivot > 0.0 && pivot.is_finite()) {
-                return Err(j);
+                return Err(FactorStop::NotPositive(j));
             }
             let d = pivot.sqrt();
             target[0] = d;
@@ -460,16 +500,31 @@ mod tests {
         let a = DMatrix::from_row_slice(2, 2, &[2.0, 1.0, 1.0, 2.0]);
         let mut chol = RegularizedCholesky::default();
         assert!(chol.set_matrix(&a, None));
-        assert!(chol.set_shift(1.0).is_ok());
-        assert!(chol.set_shift(1.0).is_ok());
+        assert!(chol.set_shift(1.0, None).is_ok());
+        assert!(chol.set_shift(1.0, None).is_ok());
         assert!(!chol.set_matrix(&a, None));
         assert_eq!(chol.factorizations(), 1);
-        assert!(chol.set_shift(2.0).is_ok());
+        assert!(chol.set_shift(2.0, None).is_ok());
         assert_eq!(chol.factorizations(), 2);
         let mut b = DVector::from_vec(vec![4.0, 4.0]);
         chol.solve_mut(&mut b);
         // (A + 2I) x = (4, 4) → 5 x = 4.
         assert!((b[0] - 0.8).abs() < 1e-14 && (b[1] - 0.8).abs() < 1e-14);
+    }
+
+    #[test]
+    fn a_passed_deadline_stops_the_factorization_and_keeps_no_factor() {
+        let a = DMatrix::<f64>::identity(20, 20);
+        let mut chol = RegularizedCholesky::default();
+        chol.set_matrix(&a, None);
+        assert_eq!(
+            chol.set_shift(1.0, Some(Instant::now())),
+            Err(FactorError::OutOfTime)
+        );
+        let mut b = DVector::from_element(20, 2.0);
+        chol.solve_mut(&mut b);
+        assert_eq!(b[0], 2.0);
+        assert!(chol.set_shift(1.0, None).is_ok());
     }
 
     #[test]
@@ -479,7 +534,7 @@ mod tests {
         let r = DVector::from_fn(n, |i, _| 0.1 * i as f64);
         let mut chol = RegularizedCholesky::default();
         assert!(chol.set_matrix(&a, Some(&r)));
-        assert!(chol.set_shift(0.5).is_ok());
+        assert!(chol.set_shift(0.5, None).is_ok());
         let b = DVector::from_fn(n, |i, _| (i as f64).sin());
         let mut x = b.clone();
         chol.solve_mut(&mut x);
@@ -509,7 +564,7 @@ mod tests {
             let a = spd(n, n as u64);
             let mut chol = RegularizedCholesky::default();
             chol.set_matrix(&a, None);
-            assert!(chol.set_shift(0.25).is_ok());
+            assert!(chol.set_shift(0.25, None).is_ok());
             let shifted = &a + DMatrix::identity(n, n) * 0.25;
             let reference = nalgebra::Cholesky::new(shifted.clone()).map(|c| c.l());
             let reference = reference.unwrap_or_else(|| DMatrix::zeros(n, n));
@@ -543,12 +598,12 @@ mod tests {
             let a = spd(n, 7 + n as u64);
             let mut chol = RegularizedCholesky::default();
             chol.set_matrix(&a, None);
-            assert!(chol.set_shift(0.25).is_ok());
+            assert!(chol.set_shift(0.25, None).is_ok());
             let mut lower = a.as_slice().to_vec();
             for i in 0..n {
                 lower[i * n + i] += 0.25;
             }
-            assert!(factorize_lower_body(&mut lower, n).is_ok());
+            assert!(factorize_lower_body(&mut lower, n, None).is_ok());
             let strict = |v: &[f64]| -> Vec<u64> {
                 (0..n)
                     .flat_map(|j| (j..n).map(move |i| (i, j)))
@@ -584,14 +639,14 @@ mod tests {
         a[(9, 9)] = -1.0;
         let mut chol = RegularizedCholesky::default();
         chol.set_matrix(&a, None);
-        assert!(chol.set_shift(0.5).is_err());
-        assert!(chol.set_shift(2.0).is_ok());
+        assert!(chol.set_shift(0.5, None).is_err());
+        assert!(chol.set_shift(2.0, None).is_ok());
     }
 
     #[test]
     fn singular_matrix_without_shift_fails() {
         let mut chol = RegularizedCholesky::default();
         chol.set_matrix(&DMatrix::zeros(2, 2), None);
-        assert!(chol.set_shift(0.0).is_err());
+        assert!(chol.set_shift(0.0, None).is_err());
     }
 }

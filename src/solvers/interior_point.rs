@@ -8,21 +8,34 @@ use super::SolveStatus;
 
 /// Clarabel's status as a [`SolveStatus`]: `None` when solved (the caller then applies
 /// its own stopping test); `iteration` is the caller's iteration (an outer loop's, or
-/// clarabel's own count).
+/// clarabel's own count). A certified unboundedness (the only infeasibility that
+/// [`crate::problem::conic::solve_conic_qp`] lets through) is [`SolveStatus::Infeasible`]: the QP is the model.
 pub(crate) fn unsolved_status(status: SolverStatus, iteration: usize) -> Option<SolveStatus> {
     match status {
         SolverStatus::Solved | SolverStatus::AlmostSolved => None,
         SolverStatus::MaxIterations => Some(SolveStatus::MaxIterations),
         SolverStatus::MaxTime => Some(SolveStatus::MaxTime),
-        SolverStatus::PrimalInfeasible
-        | SolverStatus::DualInfeasible
-        | SolverStatus::AlmostPrimalInfeasible
-        | SolverStatus::AlmostDualInfeasible => Some(SolveStatus::Infeasible),
+        SolverStatus::DualInfeasible => Some(SolveStatus::Infeasible),
         SolverStatus::InsufficientProgress => Some(SolveStatus::Stalled { iteration }),
         other => Some(SolveStatus::NumericalError {
             iteration,
             what: format!("clarabel: {other:?}"),
         }),
+    }
+}
+
+/// [`unsolved_status`] for a QP that is a step of a solver's method, not its model (the
+/// staggered projections' sub-problems, lcp-qp's shifted QPs): a certified unbounded QP
+/// proves that the method cannot go on, not that the contact problem has no solution.
+pub(crate) fn unsolved_step_status(status: SolverStatus, iteration: usize) -> Option<SolveStatus> {
+    match status {
+        SolverStatus::DualInfeasible => Some(SolveStatus::NumericalError {
+            iteration,
+            what: "a QP of the method is unbounded below (clarabel's certificate checked); \
+                   the contact problem may still have a solution"
+                .into(),
+        }),
+        other => unsolved_status(other, iteration),
     }
 }
 

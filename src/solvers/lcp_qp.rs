@@ -29,7 +29,7 @@
 use nalgebra::DVector;
 use serde_json::{Map, Value};
 
-use super::interior_point::{interior_point_tolerance, remaining_time, unsolved_status};
+use super::interior_point::{interior_point_tolerance, remaining_time, unsolved_step_status};
 use super::shell::{Algorithm, Shell, SolveCall};
 use super::stagproj::SubproblemParams;
 use super::support::{iterate_status, model_criteria, relative_step, stopping_status};
@@ -99,7 +99,7 @@ impl LcpQp {
             };
             let next = match solve_conic_qp(&delassus, &q, &blocks, limits) {
                 Ok(s) => match iterate_status(&s.x, k, "forces")
-                    .or_else(|| unsolved_status(s.status, k))
+                    .or_else(|| unsolved_step_status(s.status, k))
                 {
                     None => s.x,
                     Some(failed) => {

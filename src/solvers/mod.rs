@@ -282,6 +282,11 @@ pub enum SolveStatus {
     },
     /// The solver proved that the problem has no solution.
     Infeasible,
+    /// The solver's own stopping test passed, but the ruler refutes its answer: the
+    /// criterion named by `stop` of the solver's model, computed by the solver shell on
+    /// the returned `λ` ([`support::judged_by_ruler`]), is above its tolerance. Not
+    /// converged; the report's `residual` is the ruler's value.
+    RefutedByRuler,
 }
 
 impl SolveStatus {
@@ -300,6 +305,7 @@ impl SolveStatus {
             SolveStatus::Diverged { .. } => "diverged",
             SolveStatus::NumericalError { .. } => "numerical_error",
             SolveStatus::Infeasible => "infeasible",
+            SolveStatus::RefutedByRuler => "refuted_by_ruler",
         }
     }
 }
@@ -316,6 +322,12 @@ impl fmt::Display for SolveStatus {
                 write!(f, "numerical error at iteration {iteration}: {what}")
             }
             SolveStatus::Infeasible => write!(f, "infeasible"),
+            SolveStatus::RefutedByRuler => {
+                write!(
+                    f,
+                    "not converged: its own test passed, the ruler refutes it"
+                )
+            }
         }
     }
 }

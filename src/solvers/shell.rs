@@ -6,11 +6,16 @@
 //!
 //! - the settings are validated when the shell is made and whenever they change
 //!   ([`ContactSolver::set_settings`] refuses an invalid value and keeps the old one);
-//! - every solve goes through [`solve_checked`]: the clock starts, the settings and the
-//!   warm start are checked against the problem (a wrong size or a non-finite entry is a
-//!   [`SolverError`]), a problem without contacts is answered at once, and only then is
-//!   the algorithm called, with a [`SolveCall`] carrying the problem, the warm start, the
-//!   settings, the model and the starting instant;
+//! - every solve goes through [`super::solve_checked`]: the clock starts, the settings
+//!   and the warm start are checked against the problem (a wrong size or a non-finite
+//!   entry is a [`SolverError`]), a problem without contacts is answered at once, and
+//!   only then is the algorithm called, with a [`SolveCall`] carrying the problem, the
+//!   warm start, the settings, the model and the starting instant;
+//! - a "converged" answer is judged by the ruler before it is reported
+//!   ([`super::support::judged_by_ruler`]): the criterion of the model (on the problem
+//!   with the compliance the model adds, [`Algorithm::model_compliance`]) is computed
+//!   again from the returned `λ`, and an answer that fails it is
+//!   [`SolveStatus::RefutedByRuler`], whatever the algorithm's own test said;
 //! - [`ContactSolver::reset`] forwards to [`Algorithm::reset`] (forget ρ, a factor).
 //!
 //! Every built-in solver is a `Shell` around its algorithm (`ncp-admm` is
@@ -26,7 +31,7 @@ use std::time::Instant;
 
 use nalgebra::DVector;
 
-use super::support::{replace_settings, solve_checked};
+use super::support::{replace_settings, solve_checked_soft};
 use super::{ContactSolver, SolveReport, SolveStatus, SolverError, SolverSettings};
 use crate::problem::{ContactModel, ContactProblem};
 
@@ -42,6 +47,14 @@ pub trait Algorithm: Send {
     /// Forgets what was kept from previous solves (ρ, factorizations). Default: nothing
     /// is kept.
     fn reset(&mut self) {}
+
+    /// The compliance (`3n`, `≥ 0`) that this algorithm's model adds to `problem`, when
+    /// the model is softer than the problem (ccp-newton's soft CCP, `α diag(G + R)`): the
+    /// ruler judges its answers on the problem with that compliance. Default: none, the
+    /// answers are judged on the problem as given.
+    fn model_compliance(&self, _problem: &ContactProblem) -> Option<DVector<f64>> {
+        None
+    }
 }
 
 /// One solve, as the [`Shell`] hands it to its [`Algorithm`].
@@ -159,15 +172,23 @@ impl<A: Algorithm> ContactSolver for Shell<A> {
         warm_start: Option<&DVector<f64>>,
     ) -> Result<SolveReport, SolverError> {
         let (model, settings, algorithm) = (self.model, &self.settings, &mut self.algorithm);
-        solve_checked(problem, model, settings, warm_start, |start| {
-            algorithm.solve(SolveCall {
-                problem,
-                warm_start,
-                settings,
-                model,
-                start,
-            })
-        })
+        let compliance = algorithm.model_compliance(problem);
+        solve_checked_soft(
+            problem,
+            compliance.as_ref(),
+            model,
+            settings,
+            warm_start,
+            |start| {
+                algorithm.solve(SolveCall {
+                    problem,
+                    warm_start,
+                    settings,
+                    model,
+                    start,
+                })
+            },
+        )
     }
 
     fn reset(&mut self) {

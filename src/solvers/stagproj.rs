@@ -26,7 +26,7 @@ use nalgebra::{DMatrix, DVector};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::interior_point::{interior_point_tolerance, remaining_time, unsolved_status};
+use super::interior_point::{interior_point_tolerance, remaining_time, unsolved_step_status};
 use super::shell::{Algorithm, Shell, SolveCall};
 use super::support::{iterate_status, model_criteria, relative_step, stopping_status};
 use super::{
@@ -257,7 +257,7 @@ fn sub_problem_result(
 ) -> Result<DVector<f64>, SolveStatus> {
     match solution {
         Ok(s) => match iterate_status(&s.x, iteration, "sub-problem forces")
-            .or_else(|| unsolved_status(s.status, iteration))
+            .or_else(|| unsolved_step_status(s.status, iteration))
         {
             None => Ok(s.x),
             Some(SolveStatus::MaxIterations) => Err(SolveStatus::NumericalError {

@@ -14,9 +14,12 @@
 //!
 //! and a warm start is returned at once (0 iterations) only when
 //! [`passes`] holds: the same test as a converged iterate. [`solve_checked`] frames the
-//! solve (settings and warm start checked, no-contact answer), [`SolveReport::finish`]
-//! assembles the report with both criteria measured by the metrics module, and
-//! [`replace_settings`] is the body of `set_settings`. `tests/solvers_user.rs` is a solver
+//! solve (settings and warm start checked, no-contact answer) and has every "converged"
+//! judged by the ruler ([`judged_by_ruler`]: the model's criterion computed again from the
+//! returned `λ`; a solver whose own test passed on an answer the ruler refutes reports
+//! [`SolveStatus::RefutedByRuler`]), [`SolveReport::finish`] assembles the report with
+//! both criteria measured by the metrics module, and [`replace_settings`] is the body of
+//! `set_settings`. `tests/solvers_user.rs` is a solver
 //! written with these functions alone.
 
 use std::time::Instant;
@@ -77,6 +80,15 @@ pub fn out_of_time(settings: &SolverSettings, start: Instant) -> bool {
         .is_some_and(|t| start.elapsed().as_secs_f64() >= t)
 }
 
+/// The instant `max_time` after `start`, for the inner loops that check the clock
+/// (factorizations, line searches); `None` without `max_time` (or beyond the clock's
+/// range).
+pub fn deadline(settings: &SolverSettings, start: Instant) -> Option<Instant> {
+    settings
+        .max_time
+        .and_then(|t| start.checked_add(std::time::Duration::try_from_secs_f64(t).ok()?))
+}
+
 /// True when `criteria` pass the tolerance of the tested criterion (`stop`): the test
 /// of convergence, and the only condition under which a solver may return a warm start
 /// after 0 iterations.
@@ -122,9 +134,24 @@ pub fn all_finite(x: &DVector<f64>) -> bool {
 /// (a wrong size, a non-finite or too large entry is [`SolverError::Problem`]), answers
 /// a problem without contacts at once (empty `λ`, converged in 0 iterations, an empty
 /// history when `record_history`), and otherwise returns `solve_contacts(start)`, `start`
-/// the instant the solve began (for [`SolveReport::finish`]).
+/// the instant the solve began (for [`SolveReport::finish`]), judged by the ruler
+/// ([`judged_by_ruler`]): "converged" only if the model's criterion passes.
 pub fn solve_checked(
     problem: &ContactProblem,
+    model: ContactModel,
+    settings: &SolverSettings,
+    warm_start: Option<&DVector<f64>>,
+    solve_contacts: impl FnOnce(Instant) -> Result<SolveReport, SolverError>,
+) -> Result<SolveReport, SolverError> {
+    solve_checked_soft(problem, None, model, settings, warm_start, solve_contacts)
+}
+
+/// [`solve_checked`] for a solver whose model adds `model_compliance` (`3n`, `≥ 0`) to
+/// the problem ([`super::Algorithm::model_compliance`]): its answers are judged on the
+/// problem with that compliance.
+pub fn solve_checked_soft(
+    problem: &ContactProblem,
+    model_compliance: Option<&DVector<f64>>,
     model: ContactModel,
     settings: &SolverSettings,
     warm_start: Option<&DVector<f64>>,
@@ -147,7 +174,61 @@ pub fn solve_checked(
             settings.record_history.then(Vec::new),
         ));
     }
-    solve_contacts(start)
+    let report = solve_contacts(start)?;
+    let mut judged = judged_by_ruler(report, problem, model_compliance, model, settings)?;
+    judged.solve_time = start.elapsed();
+    Ok(judged)
+}
+
+/// The ruler's verdict on a report whose status is [`SolveStatus::Converged`]: the
+/// velocity and both criteria of `model` are computed again from the report's `λ` (on
+/// the problem with `model_compliance` added, for a soft model), whatever the solver
+/// computed, and the status becomes [`SolveStatus::RefutedByRuler`] when the tested
+/// criterion is above its tolerance, [`SolveStatus::NumericalError`] when it is not a
+/// number. The report then carries the ruler's criteria and `c = (G + R)λ + g` of
+/// `problem`. Other statuses are not claims and are returned as they are. A `λ` of the
+/// wrong size, or a compliance that does not fit the problem, is an error (whatever the
+/// status).
+pub fn judged_by_ruler(
+    mut report: SolveReport,
+    problem: &ContactProblem,
+    model_compliance: Option<&DVector<f64>>,
+    model: ContactModel,
+    settings: &SolverSettings,
+) -> Result<SolveReport, SolverError> {
+    if report.lambda.len() != problem.dim() {
+        return Err(SolverError::Problem(crate::problem::ProblemError::Size {
+            field: "lambda",
+            expected: problem.dim().to_string(),
+            got: report.lambda.len().to_string(),
+        }));
+    }
+    if !report.status.is_converged() {
+        return Ok(report);
+    }
+    let velocity = problem.velocity(&report.lambda);
+    let criteria = match model_compliance {
+        None => model_criteria(model, problem, &report.lambda, &velocity),
+        Some(extra) => {
+            let soft = problem.with_added_compliance(extra)?;
+            model_criteria(model, &soft, &report.lambda, &soft.velocity(&report.lambda))
+        }
+    };
+    let tested = settings.stop.pick(&criteria);
+    report.status = if tested.is_nan() {
+        SolveStatus::NumericalError {
+            iteration: report.iterations,
+            what: format!("the ruler's {} criterion is not a number", settings.stop),
+        }
+    } else if tested <= settings.tolerance() {
+        SolveStatus::Converged
+    } else {
+        SolveStatus::RefutedByRuler
+    };
+    report.velocity = velocity;
+    report.criteria = criteria;
+    report.residual = tested;
+    Ok(report)
 }
 
 #[cfg(test)]

@@ -1,0 +1,93 @@
+//! Which contacts are coupled through `G`, and the velocity scale of each group.
+//!
+//! Contacts `i` and `j` are coupled when the `3 × 3` block `G_ij` (or `G_ji`) holds a
+//! nonzero entry: a force at one changes the velocity of the other (they share a body,
+//! or bodies linked by joints). The groups are the connected components of that graph:
+//! the velocities of a group depend only on its own forces and free velocities. For a
+//! problem built from a model, `G_ij = J_i M⁻¹ J_jᵀ` is exactly zero between contacts of
+//! unrelated bodies, so the test is exact (no threshold, hence no unit).
+//!
+//! The relative criterion (`metrics::residuals`, docs/ruler.md) measures the velocities of
+//! contact `i` against the largest free velocity of its group, `v_i = max_{j ~ i} ‖g_j‖∞`,
+//! so that nothing outside the bodies it touches sets its scale.
+
+use nalgebra::{DMatrix, DVector};
+
+/// The group of every contact: the smallest contact index of its connected component in
+/// the coupling graph of `delassus` (`3n × 3n`).
+pub fn contact_groups(delassus: &DMatrix<f64>) -> Vec<usize> {
+    let n = delassus.nrows() / 3;
+    let mut parent: Vec<usize> = (0..n).collect();
+    for i in 0..n {
+        for j in (i + 1)..n {
+            if coupled(delassus, i, j) {
+                union(&mut parent, i, j);
+            }
+        }
+    }
+    (0..n).map(|i| root(&parent, i)).collect()
+}
+
+/// `v_i = max ‖g_j‖∞` over the contacts `j` of the group of `i`, for every contact.
+pub fn group_velocity_scales(delassus: &DMatrix<f64>, free_velocity: &DVector<f64>) -> Vec<f64> {
+    let groups = contact_groups(delassus);
+    let mut largest = vec![0.0_f64; groups.len()];
+    for (i, &group) in groups.iter().enumerate() {
+        let own = free_velocity
+            .rows(3 * i, 3)
+            .iter()
+            .fold(0.0_f64, |m, v| m.max(v.abs()));
+        largest[group] = largest[group].max(own);
+    }
+    groups.iter().map(|&group| largest[group]).collect()
+}
+
+/// True when the block `G_ij` or `G_ji` holds a nonzero entry.
+fn coupled(delassus: &DMatrix<f64>, i: usize, j: usize) -> bool {
+    let nonzero = |r: usize, c: usize| {
+        (0..3).any(|a| (0..3).any(|b| delassus[(3 * r + a, 3 * c + b)] != 0.0))
+    };
+    nonzero(i, j) || nonzero(j, i)
+}
+
+/// The root of `i` (the smallest index of its tree: roots only ever point lower).
+fn root(parent: &[usize], mut i: usize) -> usize {
+    while parent[i] != i {
+        i = parent[i];
+    }
+    i
+}
+
+/// Joins the trees of `i` and `j` under the smaller root, halving paths on the way.
+fn union(parent: &mut [usize], i: usize, j: usize) {
+    let (a, b) = (compress(parent, i), compress(parent, j));
+    let (low, high) = if a < b { (a, b) } else { (b, a) };
+    parent[high] = low;
+}
+
+/// The root of `i`, pointing every node on the way to its grandparent.
+fn compress(parent: &mut [usize], mut i: usize) -> usize {
+    while parent[i] != i {
+        parent[i] = parent[parent[i]];
+        i = parent[i];
+    }
+    i
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn groups_are_the_connected_components_of_the_blocks() {
+        // Four contacts: 0-2 coupled through G_02, 2-3 through G_32 only (one triangle
+        // written), 1 alone.
+        let mut g = DMatrix::identity(12, 12);
+        g[(0, 8)] = 0.1;
+        g[(8, 0)] = 0.1;
+        g[(11, 6)] = 1e-300;
+        assert_eq!(contact_groups(&g), vec![0, 1, 0, 0]);
+        let free = DVector::from_fn(12, |k, _| if k == 11 { -4.0 } else { 0.5 });
+        assert_eq!(group_velocity_scales(&g, &free), vec![4.0, 0.5, 4.0, 4.0]);
+    }
+}
