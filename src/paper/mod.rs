@@ -16,6 +16,7 @@ pub mod names;
 pub mod page;
 pub mod protocol;
 pub mod runs;
+pub mod verdicts;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
@@ -31,7 +32,8 @@ use crate::simulation::output::{Replace, Staging};
 use crate::simulation::recorder::{write_json, RecordError};
 use crate::simulation::{ScenarioError, SimulationError};
 use crate::solvers::{SolverError, SolverId};
-use page::{summary_markdown, Page, SummaryLine};
+use page::{summary_markdown, Page, Stamp, SummaryLine};
+use verdicts::Verdicts;
 
 /// Why an experiment could not be made.
 #[derive(Debug, Error)]
@@ -73,6 +75,14 @@ pub enum PaperError {
     /// The run cache was poisoned by a panic in another experiment.
     #[error("the run cache is unusable after a panic in another experiment")]
     CachePoisoned,
+    /// A verdict file (`--expect-verdicts`) could not be read.
+    #[error("{path}: not a verdict file of contactbench paper: {message}")]
+    VerdictFile {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
 }
 
 /// What the paper shows that is not reproduced, and why.
@@ -168,13 +178,16 @@ pub struct Options {
     pub force: bool,
 }
 
-/// The outcome of `run_paper`: where the summary is and each experiment's line.
+/// The outcome of `run_paper`: where the summary is, each experiment's line, and the
+/// verdicts written to `OUT/paper.json`.
 #[derive(Debug)]
 pub struct PaperOutcome {
     /// `OUT/README.md`.
     pub summary: PathBuf,
     /// One line per experiment (its page or its error).
     pub lines: Vec<SummaryLine>,
+    /// Every claim's verdict, as in `OUT/paper.json`.
+    pub verdicts: Verdicts,
 }
 
 impl PaperOutcome {
@@ -238,27 +251,13 @@ pub fn run_paper_with(
         Replace::Never
     };
     let staging = Staging::create(out, replace)?;
-    let lines = write_all(staging.path(), &chosen, options, extra_solvers)?;
+    let (lines, verdicts) = write_all(staging.path(), &chosen, options, extra_solvers)?;
     let out = staging.publish()?;
     Ok(PaperOutcome {
         summary: out.join("README.md"),
         lines,
+        verdicts,
     })
-}
-
-/// Machine-readable verdicts (`paper.json`).
-#[derive(Debug, serde::Serialize)]
-struct Verdicts {
-    quick: bool,
-    experiments: Vec<VerdictLine>,
-}
-
-#[derive(Debug, serde::Serialize)]
-struct VerdictLine {
-    id: String,
-    paper: String,
-    error: Option<String>,
-    claims: Vec<(String, String)>,
 }
 
 /// Refuses an extra solver named like a built-in one or like another extra: runs and
@@ -296,7 +295,9 @@ fn write_all(
     chosen: &[&'static dyn Experiment],
     options: &Options,
     extra_solvers: &[Arc<dyn SolverFactory>],
-) -> Result<Vec<SummaryLine>, PaperError> {
+) -> Result<(Vec<SummaryLine>, Verdicts), PaperError> {
+    let started = Instant::now();
+    let commit = verdicts::source_commit();
     let mut lines = Vec::new();
     for experiment in chosen {
         let compares = experiment.compares_extra_solvers();
@@ -318,7 +319,7 @@ fn write_all(
                     page.notes.push(extra_solvers_note(extra_solvers));
                 }
                 let path = ctx.dir.join("README.md");
-                std::fs::write(&path, page.to_markdown(options.quick))
+                std::fs::write(&path, page.to_markdown(options.quick, &commit))
                     .map_err(|e| Context::io(&path, e))?;
                 Ok(page)
             }
@@ -333,33 +334,16 @@ fn write_all(
             seconds: clock.elapsed().as_secs_f64(),
         });
     }
-    let summary = dir.join("README.md");
-    std::fs::write(
-        &summary,
-        summary_markdown(&lines, options.quick, &NOT_REPRODUCED),
-    )
-    .map_err(|e| Context::io(&summary, e))?;
-    let verdicts = Verdicts {
+    let stamp = Stamp {
+        commit,
+        date: verdicts::utc_date(),
         quick: options.quick,
-        experiments: lines
-            .iter()
-            .map(|l| VerdictLine {
-                id: l.id.clone(),
-                paper: l.paper_ref.clone(),
-                error: l.outcome.as_ref().err().cloned(),
-                claims: l
-                    .outcome
-                    .as_ref()
-                    .map(|p| {
-                        p.claims
-                            .iter()
-                            .map(|c| (c.claim.clone(), c.verdict.text()))
-                            .collect()
-                    })
-                    .unwrap_or_default(),
-            })
-            .collect(),
+        seconds: started.elapsed().as_secs_f64(),
     };
+    let summary = dir.join("README.md");
+    std::fs::write(&summary, summary_markdown(&lines, &stamp, &NOT_REPRODUCED))
+        .map_err(|e| Context::io(&summary, e))?;
+    let verdicts = Verdicts::of(&lines, &stamp.commit, options.quick);
     write_json(&dir.join("paper.json"), &verdicts)?;
-    Ok(lines)
+    Ok((lines, verdicts))
 }
