@@ -12,6 +12,8 @@
 
 pub mod claims;
 pub mod experiments;
+pub mod internal;
+pub mod measurable;
 pub mod names;
 pub mod page;
 pub mod protocol;
