@@ -13,11 +13,13 @@
 pub mod claims;
 pub mod experiments;
 pub mod internal;
+pub mod locked;
 pub mod measurable;
 pub mod names;
 pub mod page;
 pub mod protocol;
 pub mod runs;
+pub mod timing;
 pub mod verdicts;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -77,6 +79,9 @@ pub enum PaperError {
     /// The run cache was poisoned by a panic in another experiment.
     #[error("the run cache is unusable after a panic in another experiment")]
     CachePoisoned,
+    /// A robot's joints could not be locked.
+    #[error(transparent)]
+    Lock(#[from] locked::LockError),
     /// A verdict file (`--expect-verdicts`) could not be read.
     #[error("{path}: not a verdict file of contactbench paper: {message}")]
     VerdictFile {
