@@ -300,6 +300,7 @@ pub fn summary_markdown(
         if stamp.quick { "CI" } else { "full" },
         stamp.seconds,
     ));
+    out.push_str("Regenerate: the full-size pages, as committed under `docs/paper/`, with `cargo run --release -- paper --out docs/paper --force` (their SVG and CSV files are not committed); the CI-size verdicts CI compares with, with `cargo run --profile test -- paper --quick --out target/ci-paper --force` then `cp target/ci-paper/paper.json .ci/paper_verdicts_quick.json`.\n\n");
     out.push_str(
         "| experiment | paper | hold | do not hold | not measurable | page | wall time (s) |\n|---|---|---|---|---|---|---|\n",
     );

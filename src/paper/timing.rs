@@ -5,7 +5,9 @@
 //! factorizations) reset before every solve as ContactBench's bindings do. Each solve is
 //! repeated `n` times from the same guess and timed as the **mean of the `k` fastest**
 //! (ContactBench: 8 of 10); a solve that ends at its iteration cap is timed once (it
-//! measures the cap, and claims on it are not measurable). Cold and warm are compared
+//! measures the cap, and claims on it are not measurable). Every step is solved, so that
+//! warm guesses follow the trajectory; about 200 evenly spaced steps are timed (every
+//! step of a 100-step trajectory, one in ten of a 2000-step one). Cold and warm are compared
 //! step by step: **paired ratios**, summarised by their geometric mean with a seeded
 //! bootstrap interval over the steps.
 
@@ -72,13 +74,13 @@ pub const CONTACTBENCH_REPETITIONS: Repetitions = Repetitions {
 /// One solver's replay of the recorded steps in one mode.
 #[derive(Debug, Clone, Default)]
 pub struct Replay {
-    /// Solve time per step (µs).
+    /// Solve time per step (µs), NaN on the steps not timed.
     pub times: Vec<f64>,
-    /// Iterations per step.
+    /// Iterations of each solved step (warm: every step; cold: the timed ones).
     pub iterations: Vec<usize>,
-    /// Steps that ended at the iteration cap.
+    /// Solved steps that ended at the iteration cap.
     pub capped: usize,
-    /// Steps whose solver did not converge (the cap, a stall, an error).
+    /// Solved steps whose solver did not converge (the cap, a stall, an error).
     pub unconverged: usize,
 }
 
@@ -115,22 +117,43 @@ fn warm_guess(step: &RecordedStep, previous: &HashMap<String, Vector3<f64>>) -> 
     guess
 }
 
-/// Replays `steps` with `solver`, cold or warm, timing each solve as `repetitions` says.
+/// Timed steps of a trajectory: about this many, evenly spaced ([`timed_every`]).
+pub const TIMED_STEPS: usize = 200;
+
+/// Every how many recorded steps one is timed, so that about [`TIMED_STEPS`] are.
+pub fn timed_every(steps: usize) -> usize {
+    steps.div_ceil(TIMED_STEPS).max(1)
+}
+
+/// Replays `steps` with `solver`, cold or warm, timing every `every`-th step as
+/// `repetitions` says (the others get a NaN time). Warm, every step is solved (a guess is
+/// the previous step's answer); cold, only the timed ones.
 pub fn replay(
     steps: &[RecordedStep],
     solver: &dyn SolverFactory,
     warm: bool,
     repetitions: Repetitions,
+    every: usize,
 ) -> Result<Replay, PaperError> {
     let mut s = solver.build()?;
     let mut out = Replay::default();
     let mut previous: HashMap<String, Vector3<f64>> = HashMap::new();
-    for step in steps {
+    for (k, step) in steps.iter().enumerate() {
+        let timed = k % every.max(1) == 0;
+        if !warm && !timed {
+            // A cold solve depends on nothing before it: an untimed one is not needed.
+            out.times.push(f64::NAN);
+            continue;
+        }
         let guess = warm.then(|| warm_guess(step, &previous));
         s.reset();
         let report = s.solve(&step.problem, guess.as_ref())?;
         let capped = matches!(report.status, SolveStatus::MaxIterations);
-        let runs = if capped { 1 } else { repetitions.repetitions };
+        let runs = match (timed, capped) {
+            (false, _) => 0,
+            (true, true) => 1,
+            (true, false) => repetitions.repetitions,
+        };
         let mut samples = Vec::with_capacity(runs);
         for _ in 0..runs {
             s.reset();
@@ -139,8 +162,12 @@ pub fn replay(
             samples.push(clock.elapsed().as_secs_f64() * 1e6);
         }
         samples.sort_by(f64::total_cmp);
-        let kept = &samples[..repetitions.fastest.clamp(1, samples.len())];
-        out.times.push(kept.iter().sum::<f64>() / kept.len() as f64);
+        let kept = &samples[..repetitions.fastest.min(samples.len())];
+        out.times.push(if kept.is_empty() {
+            f64::NAN
+        } else {
+            kept.iter().sum::<f64>() / kept.len() as f64
+        });
         out.iterations.push(report.iterations);
         out.capped += usize::from(capped);
         out.unconverged += usize::from(!report.status.is_converged());

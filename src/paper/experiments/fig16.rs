@@ -16,7 +16,8 @@ use crate::paper::page::{Page, ProtocolLine};
 use crate::paper::protocol::ResetEachSolve;
 use crate::paper::runs::{PaperScenario, ALLEGRO_BALL, SOLO_PUSH, TALOS_PUSH};
 use crate::paper::timing::{
-    ratios, replay, within_noise, PairedRatio, RecordedStep, Replay, CONTACTBENCH_REPETITIONS,
+    ratios, replay, timed_every, within_noise, PairedRatio, RecordedStep, Replay,
+    CONTACTBENCH_REPETITIONS,
 };
 use crate::paper::{measurable, Context, Experiment, PaperError};
 use crate::report::axis::Scale;
@@ -233,15 +234,14 @@ impl Replays {
     /// Why `name`'s timings measure its cap (cold or warm), if they do.
     fn capped(&self, name: &str) -> Option<String> {
         let (cold, warm) = self.of(name)?;
-        let steps = cold.times.len().max(1) as f64;
         [(cold, "cold"), (warm, "warm")]
             .iter()
-            .find(|(r, _)| r.capped as f64 >= CAPPED * steps)
+            .find(|(r, _)| r.capped as f64 >= CAPPED * r.iterations.len().max(1) as f64)
             .map(|(r, mode)| {
                 format!(
                     "{name} {mode}: iteration cap reached on {} of {} steps",
                     r.capped,
-                    r.times.len()
+                    r.iterations.len()
                 )
             })
     }
@@ -295,6 +295,7 @@ impl Experiment for Fig16 {
         let mut replays: Vec<Vec<Replays>> = Vec::new();
         for robot in &ROBOTS {
             let (steps, trajectory) = record(robot, ctx.quick)?;
+            let every = timed_every(steps.len());
             let mut per_stop = Vec::new();
             for stop in Stop::BOTH {
                 let mut r = Replays {
@@ -310,18 +311,20 @@ impl Experiment for Fig16 {
                         factory.as_ref(),
                         false,
                         CONTACTBENCH_REPETITIONS,
+                        every,
                     )?);
                     r.warm.push(replay(
                         &steps,
                         factory.as_ref(),
                         true,
                         CONTACTBENCH_REPETITIONS,
+                        every,
                     )?);
                 }
                 per_stop.push(r);
             }
             replays.push(per_stop);
-            trajectories.push((steps.len(), trajectory));
+            trajectories.push((steps.len(), every, trajectory));
         }
 
         let mut page = Page {
@@ -354,13 +357,14 @@ impl Experiment for Fig16 {
                     .push(ProtocolLine::new(*aspect, *script, *ours));
             }
         }
-        for (robot, (steps, _)) in ROBOTS.iter().zip(&trajectories) {
+        for (robot, (steps, every, _)) in ROBOTS.iter().zip(&trajectories) {
             page.setup.push(format!(
-                "{}: `{}`, {} recorded problems{}.",
+                "{}: `{}`, {} recorded problems{}, every one solved, {} timed (one in {every}).",
                 robot.name,
                 robot.scenario.file,
                 steps,
-                if ctx.quick { " (CI size)" } else { "" }
+                if ctx.quick { " (CI size)" } else { "" },
+                steps.div_ceil(*every),
             ));
         }
 
@@ -385,11 +389,22 @@ impl Experiment for Fig16 {
                             cold.mean_iterations(),
                             warm.mean_iterations()
                         ),
-                        format!("{} / {}", cold.capped, warm.capped),
+                        format!(
+                            "{} of {} / {} of {}",
+                            cold.capped,
+                            cold.iterations.len(),
+                            warm.capped,
+                            warm.iterations.len()
+                        ),
                         format!("{} / {}", cold.unconverged, warm.unconverged),
                     ]);
                     for (mode, replay) in [("cold", cold), ("warm", warm)] {
-                        for (step, t) in replay.times.iter().enumerate() {
+                        for (step, t) in replay
+                            .times
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, t)| t.is_finite())
+                        {
                             samples.push(vec![
                                 robot.name.to_string(),
                                 stop.name().to_string(),
@@ -397,7 +412,6 @@ impl Experiment for Fig16 {
                                 mode.to_string(),
                                 step.to_string(),
                                 format!("{t}"),
-                                replay.iterations[step].to_string(),
                             ]);
                         }
                     }
@@ -412,7 +426,7 @@ impl Experiment for Fig16 {
             "median warm (µs)",
             "warm / cold, paired (geometric mean [95 %])",
             "mean iterations cold / warm",
-            "steps at the cap cold / warm",
+            "solved steps at the cap cold / warm",
             "unconverged cold / warm",
         ];
         page.data.push(ctx.csv("fig16.csv", &header, &table)?);
@@ -573,7 +587,7 @@ impl Experiment for Fig16 {
         }
 
         // Are the trajectories ContactBench's? (not a claim of the paper)
-        for (robot, (_, trajectory)) in ROBOTS.iter().zip(&trajectories) {
+        for (robot, (_, _, trajectory)) in ROBOTS.iter().zip(&trajectories) {
             let (dz, tilt) = posture(trajectory);
             page.notes.push(match robot.name {
                 "Solo-12" => format!("Solo-12 (zero torques, as solo.py): its base drops by {} m in {} s (the legs fold).", num(-dz), num(trajectory.steps.last().map_or(f64::NAN, |s| s.time))),
@@ -608,7 +622,12 @@ impl Experiment for Fig16 {
                                         [(c, false), (w, true)]
                                             .into_iter()
                                             .map(|(replay, filled)| BoxSpec {
-                                                samples: replay.times.clone(),
+                                                samples: replay
+                                                    .times
+                                                    .iter()
+                                                    .copied()
+                                                    .filter(|t| t.is_finite())
+                                                    .collect(),
                                                 color: label_style(name).color,
                                                 filled,
                                             })

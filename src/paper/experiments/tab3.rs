@@ -353,6 +353,18 @@ impl Experiment for Tab3 {
                     .marked(),
                 );
             }
+            let cells: Vec<(f64, f64, bool)> = SOLVERS
+                .iter()
+                .flat_map(|&id| DTS.iter().map(move |&dt| (id, dt)))
+                .map(|(id, dt)| {
+                    (
+                        dt * 1e3,
+                        state_error(id, proto, dt),
+                        degenerate(id, proto, dt).is_some(),
+                    )
+                })
+                .collect();
+            curves.extend(super::tab4::cell_markers(&cells));
             Panel::Line(LineChart {
                 title: format!("{} vs the paper", proto.name()),
                 x_label: "Δt (ms)".into(),
@@ -369,7 +381,7 @@ impl Experiment for Tab3 {
             vec![panel(Proto::ContactBench), panel(Proto::Ours)],
         );
         page.figures.push((
-            "State consistency error vs Δt: ours (each solver's line, filled markers) and the paper's (dotted, squares)".into(),
+            "State consistency error vs Δt: ours (each solver's line, filled markers) and the paper's (dotted, squares); black crosses: cells not measurable (run or reference at the iteration cap)".into(),
             ctx.figure("tab3", &figure)?,
         ));
         Ok(page)
