@@ -10,10 +10,11 @@
 //!   those of the same model at that velocity: `S` is the ruler's
 //!   `internal_forces_spurious` (`metrics::internal_force_split`, docs/ruler.md §8);
 //! - **with a compliance on every row** (`R ≻ 0`) and the CCP, `G + R ≻ 0` makes the
-//!   answer unique: `λ°` is that answer (found by clarabel, `ccp-ipm` to a relative
-//!   1e-10), the model leaves nothing for a solver to choose, and `S` is the internal part
-//!   of the solver's distance to it. As `R → 0` the unique answer tends to the answer of
-//!   least norm, i.e. of least internal force, so both cases are the same metric;
+//!   answer unique: `λ°` is that answer (found by clarabel, `ccp-ipm`, to a relative
+//!   criterion of 1e-6 or better), the model leaves nothing for a solver to choose, and
+//!   `S` is the internal part of the solver's distance to it. As `R → 0` the unique
+//!   answer tends to the answer of least norm, i.e. of least internal force, so both
+//!   cases are the same metric;
 //! - otherwise (a compliance on some rows only, or a model whose compliant answer need
 //!   not be unique: NCP, LCP, RaiSim) the premise fails and the metric is **invalid**
 //!   ([`Spurious::Invalid`]), never a number.
@@ -29,10 +30,12 @@ use crate::simulation::recorder::RunRecord;
 use crate::solvers::{ContactModel, SolveStatus};
 use crate::solvers::{Criterion, SolverId, SolverSettings, SolverSpec};
 
-/// The relative criterion the unique compliant answer is found to: clarabel's own
-/// tolerances stop it near 1e-9 on these problems (measured on Fig. 13's Solo-12 at
-/// r = 0.1), far below the spurious forces the figures compare (1e-4 of ‖λ‖ and up).
-const REFERENCE_TOLERANCE: f64 = 1e-8;
+/// The relative criterion asked of the unique compliant answer.
+const REFERENCE_TOLERANCE: f64 = 1e-10;
+/// A stalled answer is kept when its relative criterion is at most this: clarabel stops
+/// short of 1e-10 on Fig. 13's Solo-12 at r = 0.1, and 1e-6 of `λ_s` is far below the
+/// spurious forces the figures compare (1e-4 of ‖λ‖ and up).
+const REFERENCE_ACCEPTED: f64 = 1e-6;
 
 /// The spurious internal force of one answer.
 #[derive(Debug, Clone, PartialEq)]
@@ -145,8 +148,12 @@ fn unique_answer(problem: &ContactProblem) -> Result<DVector<f64>, String> {
     let report = solver.solve(problem, None).map_err(|e| e.to_string())?;
     match report.status {
         SolveStatus::Converged => Ok(report.lambda),
+        SolveStatus::Stalled { .. } if report.criteria.relative <= REFERENCE_ACCEPTED => {
+            Ok(report.lambda)
+        }
         other => Err(format!(
-            "the unique compliant answer was not found ({other})"
+            "the unique compliant answer was not found ({other}, relative criterion {:.1e})",
+            report.criteria.relative
         )),
     }
 }

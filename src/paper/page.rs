@@ -128,9 +128,25 @@ fn verdict_cell(verdict: &Verdict) -> String {
     }
 }
 
-/// The claim's statement up to its first parenthesis (its test's details follow there).
+/// The claim's statement without its final parenthesis (its test's details).
 fn short(claim: &str) -> &str {
-    claim.split(" (").next().unwrap_or(claim)
+    if !claim.ends_with(')') {
+        return claim;
+    }
+    let mut depth = 0;
+    for (i, ch) in claim.char_indices().rev() {
+        match ch {
+            ')' => depth += 1,
+            '(' => {
+                depth -= 1;
+                if depth == 0 {
+                    return claim[..i].trim_end();
+                }
+            }
+            _ => {}
+        }
+    }
+    claim
 }
 
 /// Why a claim does not hold, or that the experiment did not say.
@@ -406,4 +422,18 @@ pub fn summary_markdown(
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::short;
+
+    #[test]
+    fn a_claims_short_form_drops_only_its_final_details() {
+        assert_eq!(
+            short("\"almost no dissipation (ε = 1e-2)\" (fraction ≤ 0.2; ours)"),
+            "\"almost no dissipation (ε = 1e-2)\""
+        );
+        assert_eq!(short("no details"), "no details");
+    }
 }

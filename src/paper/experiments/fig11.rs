@@ -275,7 +275,8 @@ impl Experiment for Fig11 {
                 10.0,
             )
             .metric(&format!("{}, with λ° the NCP's answer: the internal forces the MDP would not let RaiSim's answers carry", internal::NAME))
-            .threshold("\"persist\" against NCP's (no number): tested as ≥ 10×"),
+            .threshold("\"persist\" against NCP's (no number): tested as ≥ 10×")
+            .why(Why::Protocol, format!("the paper reads the forces across the push (its figure, ContactBench's plot): while sliding RaiSim's stay at {} N, NCP/PGS's at {} N; the spurious internal force also counts the normal forces NCP/PGS's answers trade front to back ({} N), which the NCP allows", num(value(SolverId::Raisim, &|r| mean_in(&across(r), SLIDING))), num(value(SolverId::NcpPgs, &|r| mean_in(&across(r), SLIDING))), num(s_mean(SolverId::NcpPgs, SLIDING)))),
         );
         let final_speed = |r: &RunRecord| r.steps.last().map_or(f64::NAN, |s| s.v[1]);
         page.claims.push(

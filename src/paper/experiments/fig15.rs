@@ -155,7 +155,7 @@ impl Experiment for Fig15 {
             .threshold("\"almost no energy dissipation\" (no number): tested as at most 20 % of the analytical loss ½ m v0² dissipated at the analytical stop")
             .unless(guard(SolverId::Raisim, proto));
             page.claims.push(match proto {
-                Proto::ContactBench => raisim.why(Why::Finding, format!("run as cube.py runs RaiSim (forces, α_min 1e-4, γ 0.9), RaiSim at ε = 1e-2 dissipates {} of the analytical loss by the analytical stop: its energy follows the NCP's closely (D = {} J)", num(dissipated(SolverId::Raisim, proto, 1e-2)), num(deviation(SolverId::Raisim, proto, 1e-2)))),
+                Proto::ContactBench => raisim.why(Why::Finding, format!("run as cube.py runs RaiSim (forces, α_min 1e-4, γ 0.9), RaiSim at ε = 1e-2 dissipates {} % of the analytical loss by the analytical stop: its energy follows the NCP's closely (D = {} J)", num(100.0 * dissipated(SolverId::Raisim, proto, 1e-2)), num(deviation(SolverId::Raisim, proto, 1e-2)))),
                 _ => why(raisim),
             });
         }

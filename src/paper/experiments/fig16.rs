@@ -443,7 +443,6 @@ impl Experiment for Fig16 {
                 "start",
                 "step",
                 "solve_time_us",
-                "iterations",
             ],
             &samples,
         )?);

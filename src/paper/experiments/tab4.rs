@@ -390,7 +390,7 @@ impl Experiment for Tab4 {
         );
         figure.panel_size = (760, 520);
         page.figures.push((
-            "State consistency error vs tolerance: ours (each solver's line, filled markers) and the paper's (dotted, squares); black crosses: cells not measurable (identical run and reference, capped, or ε above the signal); grey diamonds at the axis floor: errors exactly 0, which a log axis cannot show".into(),
+            "State consistency error vs tolerance: ours (each solver's line, filled markers) and the paper's (dotted, squares); black crosses: cells not measurable (capped, or ε above the signal); grey triangles at the axis floor: errors exactly 0 (run identical to its reference), which a log axis cannot show".into(),
             ctx.figure("tab4", &figure)?,
         ));
         Ok(page)
@@ -398,7 +398,8 @@ impl Experiment for Tab4 {
 }
 
 /// Markers for the cells a log axis would hide or mislead with: errors exactly 0 (drawn
-/// at a tenth of the smallest positive value) and cells not measurable (crossed).
+/// at a tenth of the smallest positive value; always a run identical to its reference)
+/// and the other cells not measurable (crossed).
 pub fn cell_markers(cells: &[(f64, f64, bool)]) -> Vec<Curve> {
     let floor = cells
         .iter()
@@ -419,14 +420,14 @@ pub fn cell_markers(cells: &[(f64, f64, bool)]) -> Vec<Curve> {
         .collect();
     let unmeasurable: Vec<(f64, f64)> = cells
         .iter()
-        .filter(|c| c.2)
-        .map(|c| (c.0, if c.1 > 0.0 { c.1 } else { floor }))
+        .filter(|c| c.2 && c.1 > 0.0)
+        .map(|c| (c.0, c.1))
         .collect();
     let mut out = Vec::new();
     if !zeros.is_empty() && floor.is_finite() {
         out.push(
             Curve::styled(
-                "= 0 (drawn at the floor)",
+                "= 0, drawn at the floor (not measurable)",
                 apart(zeros),
                 LineStyle {
                     color: plotters::style::RGBColor(120, 120, 120),
