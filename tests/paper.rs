@@ -177,3 +177,50 @@ fn a_locked_talos_is_one_rigid_body_with_its_composite_inertia() {
     let error = (m_rigid - base).abs().max();
     assert!(error < 1e-9 * base.abs().max(), "{error}");
 }
+
+#[test]
+fn the_paper_command_fails_when_a_verdict_differs_from_the_expected_file() {
+    let out = temp_dir("expect");
+    let run = |dir: &str, expect: Option<&std::path::Path>| {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_contactbench"));
+        command.args(["paper", "--only", "fig09", "--quick", "--out"]);
+        command.arg(out.join(dir));
+        if let Some(file) = expect {
+            command.arg("--expect-verdicts").arg(file);
+        }
+        command.output().expect("the binary runs")
+    };
+    let first = run("first", None);
+    assert!(first.status.success(), "{first:?}");
+    let written = out.join("first/paper.json");
+    let same = run("same", Some(&written));
+    assert!(same.status.success(), "{same:?}");
+
+    let mut changed = Verdicts::read(&written).expect("verdicts");
+    changed.experiments[0].claims[0].verdict = "holds".into();
+    let file = out.join("changed.json");
+    std::fs::write(&file, serde_json::to_string(&changed).expect("json")).expect("file");
+    let differs = run("differs", Some(&file));
+    assert_eq!(differs.status.code(), Some(1), "{differs:?}");
+    let stderr = String::from_utf8_lossy(&differs.stderr);
+    assert!(stderr.contains("verdict changed: fig09"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn the_committed_ci_verdicts_are_a_quick_run_of_every_experiment() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".ci/paper_verdicts_quick.json");
+    let committed = Verdicts::read(&path).expect("the CI verdict file reads");
+    assert!(committed.quick);
+    let ids: Vec<&str> = committed
+        .experiments
+        .iter()
+        .map(|e| e.id.as_str())
+        .collect();
+    assert_eq!(ids, experiments::ids());
+    for e in &committed.experiments {
+        assert!(e.error.is_none(), "{}: {:?}", e.id, e.error);
+        assert!(!e.claims.is_empty(), "{}", e.id);
+    }
+}

@@ -88,6 +88,9 @@ pub struct Claim {
     pub margin: Option<f64>,
     /// Why it does not hold, with the evidence (shown when it does not hold).
     pub why: Option<(Why, String)>,
+    /// Decided on wall-clock timings: its "not measurable" band is the machine's timing
+    /// noise, which a second run may cross ([`Claim::timing`]).
+    pub timing: bool,
 }
 
 /// `x` written with 3 significant digits.
@@ -148,6 +151,7 @@ impl Claim {
             threshold: String::new(),
             margin: holds.and(margin),
             why: None,
+            timing: false,
         }
     }
 
@@ -296,7 +300,14 @@ impl Claim {
             threshold: joined(|p| p.threshold.as_str(), "; "),
             margin,
             why: None,
+            timing: parts.iter().any(|p| p.timing),
         }
+    }
+
+    /// The same claim, marked as decided on wall-clock timings.
+    pub fn timing(mut self) -> Self {
+        self.timing = true;
+        self
     }
 
     /// The same claim with where its threshold comes from.

@@ -50,6 +50,9 @@ pub struct ClaimVerdict {
     pub measured: String,
     /// The factor by which the threshold is cleared (> 1) or missed (< 1).
     pub margin: Option<f64>,
+    /// Decided on wall-clock timings.
+    #[serde(default)]
+    pub timing: bool,
 }
 
 impl ClaimVerdict {
@@ -69,6 +72,7 @@ impl ClaimVerdict {
             reason,
             measured: c.measured.clone(),
             margin: c.margin.filter(|m| m.is_finite()),
+            timing: c.timing,
         }
     }
 }
@@ -109,7 +113,10 @@ impl Verdicts {
 
     /// Where this run's verdicts differ from `expected`, one line each: a claim whose
     /// verdict changed, a claim or an experiment one side lacks, a size mismatch.
-    /// Experiments of `expected` this run did not select are not compared.
+    /// Experiments of `expected` this run did not select are not compared. A timing claim
+    /// that moves between a decided verdict and "not measurable" (its band of timing
+    /// noise, which another run or machine may cross) is not a difference; one that
+    /// moves between "holds" and "does not hold" is.
     pub fn differences(&self, expected: &Verdicts) -> Vec<String> {
         let mut out = Vec::new();
         if self.quick != expected.quick {
@@ -132,7 +139,7 @@ impl Verdicts {
             }
             for c in &run.claims {
                 match exp.claims.iter().find(|e| e.claim == c.claim) {
-                    Some(e) if e.verdict != c.verdict => out.push(format!(
+                    Some(e) if e.verdict != c.verdict && !noise_move(c, e) => out.push(format!(
                         "{}: \"{}\": {} ({}), expected {} ({})",
                         run.id, c.claim, c.verdict, c.measured, e.verdict, e.measured
                     )),
@@ -154,6 +161,13 @@ impl Verdicts {
         }
         out
     }
+}
+
+/// A timing claim's move into or out of its noise band.
+fn noise_move(run: &ClaimVerdict, expected: &ClaimVerdict) -> bool {
+    let unmeasurable = "not measurable";
+    (run.timing || expected.timing)
+        && (run.verdict == unmeasurable || expected.verdict == unmeasurable)
 }
 
 fn size(quick: bool) -> &'static str {
@@ -242,6 +256,7 @@ mod tests {
                     reason: None,
                     measured: "2 / 1 = 2".into(),
                     margin: Some(2.0),
+                    timing: false,
                 }],
             }],
         }
@@ -260,6 +275,25 @@ mod tests {
     }
 
     #[test]
+    fn a_timing_claim_may_enter_its_noise_band_but_not_flip() {
+        let timed = |verdict: &str| {
+            let mut v = verdicts(verdict);
+            v.experiments[0].claims[0].timing = true;
+            v
+        };
+        assert!(timed("not measurable")
+            .differences(&timed("holds"))
+            .is_empty());
+        assert_eq!(timed("does not hold").differences(&timed("holds")).len(), 1);
+        assert_eq!(
+            verdicts("not measurable")
+                .differences(&verdicts("holds"))
+                .len(),
+            1
+        );
+    }
+
+    #[test]
     fn a_claim_made_or_missing_on_one_side_is_a_difference() {
         let mut more = verdicts("holds");
         more.experiments[0].claims.push(ClaimVerdict {
@@ -268,6 +302,7 @@ mod tests {
             reason: None,
             measured: String::new(),
             margin: None,
+            timing: false,
         });
         assert_eq!(more.differences(&verdicts("holds")).len(), 1);
         assert_eq!(verdicts("holds").differences(&more).len(), 1);
