@@ -34,6 +34,7 @@ fn fig12_writes_its_page_figures_and_data() {
         only: vec!["fig12".into()],
         quick: true,
         force: false,
+        earlier: None,
     };
     let outcome = run_paper(&out, &options).expect("runs");
     assert!(outcome.errors().is_empty(), "{:?}", outcome.errors());
@@ -89,6 +90,7 @@ fn unknown_experiment_and_foreign_directory_are_refused() {
         only: vec!["fig99".into()],
         quick: true,
         force: true,
+        earlier: None,
     };
     assert!(matches!(
         run_paper(&out, &bad),
@@ -100,6 +102,7 @@ fn unknown_experiment_and_foreign_directory_are_refused() {
         only: vec!["fig09".into()],
         quick: true,
         force: true,
+        earlier: None,
     };
     let refused = run_paper(&out, &fig);
     assert!(
@@ -131,6 +134,7 @@ fn the_summary_counts_every_verdict_and_says_why_a_claim_does_not_hold() {
         only: vec!["fig09".into()],
         quick: true,
         force: false,
+        earlier: None,
     };
     let outcome = run_paper(&out, &options).expect("runs");
     let summary = std::fs::read_to_string(out.join("README.md")).expect("summary");
@@ -152,7 +156,37 @@ fn the_summary_counts_every_verdict_and_says_why_a_claim_does_not_hold() {
     let mut changed = written.clone();
     changed.experiments[0].claims[0].verdict = "holds".into();
     assert_eq!(outcome.verdicts.differences(&changed).len(), 1);
+
+    // Beside an earlier run, the page lists the verdict that differs and why, and the
+    // output keeps the earlier verdicts it was compared with.
+    let beside = temp_dir("fig09-earlier");
+    let compared = Options {
+        earlier: Some(changed.clone()),
+        ..options
+    };
+    run_paper(&beside, &compared).expect("runs");
+    let page = std::fs::read_to_string(beside.join("fig09/README.md")).expect("page");
+    assert!(
+        page.contains("## Verdicts beside the earlier run (commit `"),
+        "{page}"
+    );
+    assert!(
+        page.contains("1 have the same verdict now and 1 a different one"),
+        "{page}"
+    );
+    assert!(page.contains("| holds ("), "{page}");
+    assert!(page.contains("the same test, the numbers moved"), "{page}");
+    let summary = std::fs::read_to_string(beside.join("README.md")).expect("summary");
+    assert!(
+        summary.contains("1 of its 2 earlier claims have a different verdict now"),
+        "{summary}"
+    );
+    assert_eq!(
+        Verdicts::read(&beside.join("earlier.json")).expect("copy"),
+        changed
+    );
     let _ = std::fs::remove_dir_all(&out);
+    let _ = std::fs::remove_dir_all(&beside);
 }
 
 #[test]

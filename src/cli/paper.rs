@@ -32,6 +32,10 @@ pub struct Args {
     /// differs from it (CI: `.ci/paper_verdicts_quick.json` at the `--quick` size).
     #[arg(long, value_name = "FILE")]
     pub expect_verdicts: Option<PathBuf>,
+    /// An earlier run's verdict file (its `OUT/paper.json`, e.g. the committed
+    /// `docs/paper/paper.json`): each page lists the verdicts that differ from it and why.
+    #[arg(long, value_name = "FILE")]
+    pub earlier: Option<PathBuf>,
 }
 
 /// Runs the experiments; exits with 1 if one of them failed or a verdict differs from
@@ -49,10 +53,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .as_deref()
         .map(Verdicts::read)
         .transpose()?;
+    let earlier = args.earlier.as_deref().map(Verdicts::read).transpose()?;
     let options = Options {
         only: args.only,
         quick: args.quick,
         force: args.force,
+        earlier,
     };
     let outcome = run_paper(&args.out, &options)
         .with_context(|| format!("paper --out {}", args.out.display()))?;

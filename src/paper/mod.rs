@@ -11,6 +11,7 @@
 //! and ContactBench has no script for it), see [`NOT_REPRODUCED`].
 
 pub mod claims;
+pub mod earlier;
 pub mod experiments;
 pub mod internal;
 pub mod locked;
@@ -183,6 +184,9 @@ pub struct Options {
     pub quick: bool,
     /// Replace an earlier output of `contactbench paper` (`--force`).
     pub force: bool,
+    /// An earlier run's verdicts (`--earlier`): each page lists the verdicts that differ
+    /// from them and why, and `OUT/earlier.json` keeps a copy.
+    pub earlier: Option<Verdicts>,
 }
 
 /// The outcome of `run_paper`: where the summary is, each experiment's line, and the
@@ -232,7 +236,8 @@ fn selection(options: &Options) -> Result<Vec<&'static dyn Experiment>, PaperErr
 /// Runs the selected experiments into `out`, through a staging directory published at
 /// the end (`simulation::output::Staging`: locked, complete or absent, replacing an
 /// earlier output of ours only when `options.force`): `out/<id>/README.md` per experiment
-/// with its figures and data, `out/README.md` the summary, `out/paper.json` the verdicts.
+/// with its figures and data, `out/README.md` the summary, `out/paper.json` the verdicts
+/// (and `out/earlier.json`, the earlier verdicts the pages are compared with).
 /// An experiment that fails is reported on the summary and in [`PaperOutcome::errors`];
 /// the others go on.
 pub fn run_paper(out: &Path, options: &Options) -> Result<PaperOutcome, PaperError> {
@@ -325,6 +330,10 @@ fn write_all(
                 if !compares && !extra_solvers.is_empty() {
                     page.notes.push(extra_solvers_note(extra_solvers));
                 }
+                page.changes = options
+                    .earlier
+                    .as_ref()
+                    .map(|e| earlier::compare(e, experiment.id(), &page.claims));
                 let path = ctx.dir.join("README.md");
                 std::fs::write(&path, page.to_markdown(options.quick, &commit))
                     .map_err(|e| Context::io(&path, e))?;
@@ -352,5 +361,8 @@ fn write_all(
         .map_err(|e| Context::io(&summary, e))?;
     let verdicts = Verdicts::of(&lines, &stamp.commit, options.quick);
     write_json(&dir.join("paper.json"), &verdicts)?;
+    if let Some(earlier) = &options.earlier {
+        write_json(&dir.join("earlier.json"), earlier)?;
+    }
     Ok((lines, verdicts))
 }

@@ -1,6 +1,7 @@
 //! An experiment's page (Markdown) and the summary page that links them all.
 
 use super::claims::{num, Claim, Comparison, Verdict};
+use super::earlier::Changes;
 
 /// What an experiment found, rendered as its page.
 #[derive(Debug, Clone, Default)]
@@ -28,6 +29,8 @@ pub struct Page {
     /// The protocol beside ContactBench's scripts, one line per aspect: what, its
     /// script's line (file and value), ours.
     pub protocol: Vec<ProtocolLine>,
+    /// Its verdicts beside an earlier run's (`--earlier`).
+    pub changes: Option<Changes>,
 }
 
 /// One aspect of an experiment's protocol: ContactBench's script beside ours.
@@ -129,7 +132,7 @@ fn verdict_cell(verdict: &Verdict) -> String {
 }
 
 /// The claim's statement without its final parenthesis (its test's details).
-fn short(claim: &str) -> &str {
+pub(crate) fn statement(claim: &str) -> &str {
     if !claim.ends_with(')') {
         return claim;
     }
@@ -238,9 +241,12 @@ impl Page {
             if !failing.is_empty() {
                 out.push_str("\nWhy the claims that do not hold do not:\n\n");
                 for c in failing {
-                    out.push_str(&format!("- {}: {}\n", short(&c.claim), why_text(c)));
+                    out.push_str(&format!("- {}: {}\n", statement(&c.claim), why_text(c)));
                 }
             }
+        }
+        if let Some(changes) = &self.changes {
+            out.push_str(&changes_markdown(changes));
         }
         for (title, table) in &self.tables {
             out.push_str(&format!("\n## {title}\n\n{table}"));
@@ -268,6 +274,93 @@ impl Page {
         }
         out
     }
+}
+
+/// The section of a page that puts its verdicts beside an earlier run's.
+fn changes_markdown(changes: &Changes) -> String {
+    let mut out = format!(
+        "\n## Verdicts beside the earlier run (commit `{}`)\n\n",
+        changes.commit
+    );
+    if !changes.found {
+        out.push_str(&format!(
+            "The earlier run ([`earlier.json`](../earlier.json)) did not have this experiment; its {} claims are new.\n",
+            changes.new.len()
+        ));
+        return out;
+    }
+    out.push_str(&format!(
+        "Of the earlier run's {} claims on this page ([`earlier.json`](../earlier.json)), {} have the same verdict now and {} a different one (below; an earlier claim now tested under several protocols has a row per protocol whose verdict differs); {} claims made now match no earlier one. Matched by text, else by the paper's statement and the most words shared by the test's details.\n",
+        changes.earlier,
+        changes.unchanged,
+        changes.changed_claims(),
+        changes.new.len()
+    ));
+    if !changes.changed.is_empty() {
+        out.push_str("\n| earlier claim | earlier verdict (measured) | now | verdict now | why it differs |\n|---|---|---|---|---|\n");
+        for c in &changes.changed {
+            out.push_str(&format!(
+                "| {} | {} ({}) | {} | {} | {} |\n",
+                cell(&c.earlier),
+                c.earlier_verdict,
+                cell(&c.earlier_measured),
+                if c.now.is_empty() {
+                    "–".into()
+                } else {
+                    cell(&c.now)
+                },
+                if c.now_verdict.is_empty() {
+                    "–"
+                } else {
+                    &c.now_verdict
+                },
+                cell(&c.why)
+            ));
+        }
+    }
+    if !changes.new.is_empty() {
+        out.push_str("\nClaims made now that match no earlier claim:\n\n");
+        for (claim, verdict) in &changes.new {
+            out.push_str(&format!("- {claim}: {verdict}\n"));
+        }
+    }
+    out
+}
+
+/// The summary's lines on the verdicts beside an earlier run, one per experiment.
+fn earlier_summary(lines: &[SummaryLine]) -> String {
+    let pages: Vec<(&SummaryLine, &Changes)> = lines
+        .iter()
+        .filter_map(|l| {
+            let page = l.outcome.as_ref().ok()?;
+            Some((l, page.changes.as_ref()?))
+        })
+        .collect();
+    let Some((_, first)) = pages.first() else {
+        return String::new();
+    };
+    let mut out = format!(
+        "\n## Verdicts beside the earlier run (commit `{}`, [`earlier.json`](earlier.json))\n\n",
+        first.commit
+    );
+    for (l, c) in pages {
+        let text = if c.found {
+            format!(
+                "{} of its {} earlier claims have a different verdict now, {} the same; {} claims are new",
+                c.changed_claims(),
+                c.earlier,
+                c.unchanged,
+                c.new.len()
+            )
+        } else {
+            format!("not in the earlier run; {} claims are new", c.new.len())
+        };
+        out.push_str(&format!(
+            "- {} ([{}]({}/README.md)): {text}; the page lists each change and why.\n",
+            l.paper_ref, l.id, l.id
+        ));
+    }
+    out
 }
 
 /// One experiment's line on the summary page.
@@ -316,7 +409,7 @@ pub fn summary_markdown(
         if stamp.quick { "CI" } else { "full" },
         stamp.seconds,
     ));
-    out.push_str("Regenerate: the full-size pages, as committed under `docs/paper/`, with `cargo run --release -- paper --out docs/paper --force` (their SVG and CSV files are not committed); the CI-size verdicts CI compares with, with `cargo run --profile test -- paper --quick --out target/ci-paper --force` then `cp target/ci-paper/paper.json .ci/paper_verdicts_quick.json`.\n\n");
+    out.push_str("Regenerate: the full-size pages, as committed under `docs/paper/`, with `cargo run --release -- paper --out docs/paper --force --earlier docs/paper/paper.json` (each page then lists the verdicts that differ from the pages it replaces, and why; the SVG and CSV files are not committed); the CI-size verdicts CI compares with, with `cargo run --profile test -- paper --quick --out target/ci-paper --force` then `cp target/ci-paper/paper.json .ci/paper_verdicts_quick.json`.\n\n");
     out.push_str(
         "| experiment | paper | hold | do not hold | not measurable | page | wall time (s) |\n|---|---|---|---|---|---|---|\n",
     );
@@ -357,6 +450,7 @@ pub fn summary_markdown(
             all.unevaluated
         ));
     }
+    out.push_str(&earlier_summary(lines));
     let claims = || {
         lines
             .iter()
@@ -378,7 +472,7 @@ pub fn summary_markdown(
                 l.paper_ref,
                 l.id,
                 l.id,
-                short(&c.claim),
+                statement(&c.claim),
                 tail(c)
             ));
         }
@@ -426,14 +520,14 @@ pub fn summary_markdown(
 
 #[cfg(test)]
 mod tests {
-    use super::short;
+    use super::statement;
 
     #[test]
     fn a_claims_short_form_drops_only_its_final_details() {
         assert_eq!(
-            short("\"almost no dissipation (ε = 1e-2)\" (fraction ≤ 0.2; ours)"),
+            statement("\"almost no dissipation (ε = 1e-2)\" (fraction ≤ 0.2; ours)"),
             "\"almost no dissipation (ε = 1e-2)\""
         );
-        assert_eq!(short("no details"), "no details");
+        assert_eq!(statement("no details"), "no details");
     }
 }

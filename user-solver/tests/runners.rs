@@ -145,6 +145,7 @@ fn user_solver_in_a_paper_experiment() {
         only: vec!["fig09".into(), "fig12".into(), "fig16".into()],
         quick: true,
         force: false,
+        earlier: None,
     };
     let outcome =
         run_paper_with(&out, &options, &[jacobi().into_arc()]).unwrap_or_else(|e| panic!("{e}"));
