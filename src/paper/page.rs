@@ -241,7 +241,7 @@ impl Page {
             if !failing.is_empty() {
                 out.push_str("\nWhy the claims that do not hold do not:\n\n");
                 for c in failing {
-                    out.push_str(&format!("- {}: {}\n", statement(&c.claim), why_text(c)));
+                    out.push_str(&format!("- {}: {}\n", c.claim, why_text(c)));
                 }
             }
         }
@@ -472,7 +472,7 @@ pub fn summary_markdown(
                 l.paper_ref,
                 l.id,
                 l.id,
-                statement(&c.claim),
+                c.claim,
                 tail(c)
             ));
         }
