@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use super::out::outln;
 use anyhow::Context;
+use contactbench::paper::verdicts::Verdicts;
 use contactbench::paper::{experiments, run_paper, Options};
 
 /// Arguments of `contactbench paper`.
@@ -27,10 +28,19 @@ pub struct Args {
     /// List the experiments and exit.
     #[arg(long)]
     pub list: bool,
+    /// A verdict file (an earlier `OUT/paper.json`): exit with 1 when a claim's verdict
+    /// differs from it (CI: `.ci/paper_verdicts_quick.json` at the `--quick` size).
+    #[arg(long, value_name = "FILE")]
+    pub expect_verdicts: Option<PathBuf>,
+    /// An earlier run's verdict file (its `OUT/paper.json`, e.g. the committed
+    /// `docs/paper/paper.json`): each page lists the verdicts that differ from it and why.
+    #[arg(long, value_name = "FILE")]
+    pub earlier: Option<PathBuf>,
 }
 
-/// Runs the experiments; exits with 1 if one of them failed (a claim that does not hold
-/// is a finding on its page, not a failure).
+/// Runs the experiments; exits with 1 if one of them failed or a verdict differs from
+/// `--expect-verdicts` (a claim that does not hold is a finding on its page, not a
+/// failure).
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.list {
         for e in experiments::all() {
@@ -38,35 +48,44 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         return Ok(ExitCode::SUCCESS);
     }
+    let expected = args
+        .expect_verdicts
+        .as_deref()
+        .map(Verdicts::read)
+        .transpose()?;
+    let earlier = args.earlier.as_deref().map(Verdicts::read).transpose()?;
     let options = Options {
         only: args.only,
         quick: args.quick,
         force: args.force,
+        earlier,
     };
     let outcome = run_paper(&args.out, &options)
         .with_context(|| format!("paper --out {}", args.out.display()))?;
     for line in &outcome.lines {
         match &line.outcome {
-            Ok(page) => {
-                let (held, total) = page.score();
-                outln!(
-                    "{:<6} {:<18} {held}/{total} claims hold  ({:.1} s)",
-                    line.id,
-                    line.paper_ref,
-                    line.seconds
-                );
-            }
+            Ok(page) => outln!(
+                "{:<6} {:<18} {}  ({:.1} s)",
+                line.id,
+                line.paper_ref,
+                page.tally().text(),
+                line.seconds
+            ),
             Err(e) => outln!("{:<6} {:<18} ERROR: {e}", line.id, line.paper_ref),
         }
     }
     outln!("summary: {}", outcome.summary.display());
     let errors = outcome.errors();
-    if errors.is_empty() {
+    for (id, e) in &errors {
+        eprintln!("error: experiment {id}: {e}");
+    }
+    let differences = expected.map_or_else(Vec::new, |e| outcome.verdicts.differences(&e));
+    for d in &differences {
+        eprintln!("verdict changed: {d}");
+    }
+    if errors.is_empty() && differences.is_empty() {
         Ok(ExitCode::SUCCESS)
     } else {
-        for (id, e) in errors {
-            eprintln!("error: experiment {id}: {e}");
-        }
         Ok(ExitCode::FAILURE)
     }
 }

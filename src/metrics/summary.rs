@@ -164,19 +164,33 @@ impl ProblemMetrics {
     }
 
     /// Adds the split of the internal forces into required and spurious parts for an
-    /// answer of `model` (a small SOCP: [`internal_force_split`]); a no-op without `J`.
+    /// answer of `model` (a small SOCP: [`internal_force_split`]); a no-op without `J`
+    /// or where the split's premise fails ([`split_applies`]).
     pub fn with_internal_force_split(
         mut self,
         problem: &ContactProblem,
         lambda: &DVector<f64>,
         model: ContactModel,
     ) -> Self {
-        if let Some(split) = internal_force_split(problem, lambda, model) {
+        let split = split_applies(problem)
+            .then(|| internal_force_split(problem, lambda, model))
+            .flatten();
+        if let Some(split) = split {
             self.internal_forces_required = Some(split.required);
             self.internal_forces_spurious = Some(split.spurious);
         }
         self
     }
+}
+
+/// Whether the split of the internal forces into required and spurious parts applies:
+/// its premise (every `λ + N z` has the contact velocity of `λ`) holds only without
+/// compliance. With one, the records leave the split empty (the total stays;
+/// docs/ruler.md §8).
+pub fn split_applies(problem: &ContactProblem) -> bool {
+    problem
+        .compliance()
+        .is_none_or(|r| r.iter().all(|x| *x == 0.0))
 }
 
 /// All metrics of `λ` for `problem`, with `c = (G + R) λ + g` and the default sliding
@@ -220,7 +234,10 @@ pub fn compute_model_metrics_at_velocity(
     model: ContactModel,
 ) -> ProblemMetrics {
     let mut metrics = metrics_at_velocity(problem, lambda, c, DEFAULT_SLIDING_TOLERANCE);
-    match internal_force_split_at(problem, lambda, c, model) {
+    let split = split_applies(problem)
+        .then(|| internal_force_split_at(problem, lambda, c, model))
+        .flatten();
+    match split {
         Some(split) => {
             metrics.internal_forces = Some(split.total);
             metrics.internal_forces_required = Some(split.required);
@@ -401,5 +418,32 @@ mod tests {
         assert_eq!(m.signorini_violation.complementarity, 0.0);
         assert!((m.dual_feasibility - 1.0).abs() < 1e-15);
         assert!((m.ncp_criterion - 1.0).abs() < 1e-15);
+    }
+
+    #[test]
+    fn the_internal_force_split_is_left_empty_with_compliance() {
+        // Two contacts on a body moving along z: an internal direction exists.
+        let j = nalgebra::DMatrix::from_row_slice(6, 1, &[0.0, 0.0, 1.0, 0.0, 0.0, 1.0]);
+        let g = DVector::from_row_slice(&[0.0, 0.0, -1.0, 0.0, 0.0, -1.0]);
+        let lambda = DVector::from_row_slice(&[0.0, 0.0, 0.8, 0.0, 0.0, 0.2]);
+        let problem = |r: Option<f64>| {
+            ContactProblem::new(
+                &j * j.transpose(),
+                g.clone(),
+                DVector::from_element(2, 0.5),
+                r.map(|r| DVector::from_element(6, r)),
+            )
+            .and_then(|p| p.with_jacobian(j.clone()))
+            .expect("valid problem")
+        };
+        let rigid = compute_model_metrics(&problem(None), &lambda, ContactModel::Ccp);
+        assert!(rigid.internal_forces_spurious.is_some_and(|s| s > 0.4));
+        let compliant = compute_model_metrics(&problem(Some(0.1)), &lambda, ContactModel::Ccp);
+        assert_eq!(compliant.internal_forces_spurious, None);
+        assert_eq!(compliant.internal_forces_required, None);
+        assert!(
+            compliant.internal_forces.is_some_and(|t| t > 0.4),
+            "the total stays"
+        );
     }
 }

@@ -11,11 +11,17 @@
 //! and ContactBench has no script for it), see [`NOT_REPRODUCED`].
 
 pub mod claims;
+pub mod earlier;
 pub mod experiments;
+pub mod internal;
+pub mod locked;
+pub mod measurable;
 pub mod names;
 pub mod page;
 pub mod protocol;
 pub mod runs;
+pub mod timing;
+pub mod verdicts;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
@@ -31,7 +37,8 @@ use crate::simulation::output::{Replace, Staging};
 use crate::simulation::recorder::{write_json, RecordError};
 use crate::simulation::{ScenarioError, SimulationError};
 use crate::solvers::{SolverError, SolverId};
-use page::{summary_markdown, Page, SummaryLine};
+use page::{summary_markdown, Page, Stamp, SummaryLine};
+use verdicts::Verdicts;
 
 /// Why an experiment could not be made.
 #[derive(Debug, Error)]
@@ -73,6 +80,17 @@ pub enum PaperError {
     /// The run cache was poisoned by a panic in another experiment.
     #[error("the run cache is unusable after a panic in another experiment")]
     CachePoisoned,
+    /// A robot's joints could not be locked.
+    #[error(transparent)]
+    Lock(#[from] locked::LockError),
+    /// A verdict file (`--expect-verdicts`) could not be read.
+    #[error("{path}: not a verdict file of contactbench paper: {message}")]
+    VerdictFile {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
 }
 
 /// What the paper shows that is not reproduced, and why.
@@ -166,15 +184,21 @@ pub struct Options {
     pub quick: bool,
     /// Replace an earlier output of `contactbench paper` (`--force`).
     pub force: bool,
+    /// An earlier run's verdicts (`--earlier`): each page lists the verdicts that differ
+    /// from them and why, and `OUT/earlier.json` keeps a copy.
+    pub earlier: Option<Verdicts>,
 }
 
-/// The outcome of `run_paper`: where the summary is and each experiment's line.
+/// The outcome of `run_paper`: where the summary is, each experiment's line, and the
+/// verdicts written to `OUT/paper.json`.
 #[derive(Debug)]
 pub struct PaperOutcome {
     /// `OUT/README.md`.
     pub summary: PathBuf,
     /// One line per experiment (its page or its error).
     pub lines: Vec<SummaryLine>,
+    /// Every claim's verdict, as in `OUT/paper.json`.
+    pub verdicts: Verdicts,
 }
 
 impl PaperOutcome {
@@ -212,7 +236,8 @@ fn selection(options: &Options) -> Result<Vec<&'static dyn Experiment>, PaperErr
 /// Runs the selected experiments into `out`, through a staging directory published at
 /// the end (`simulation::output::Staging`: locked, complete or absent, replacing an
 /// earlier output of ours only when `options.force`): `out/<id>/README.md` per experiment
-/// with its figures and data, `out/README.md` the summary, `out/paper.json` the verdicts.
+/// with its figures and data, `out/README.md` the summary, `out/paper.json` the verdicts
+/// (and `out/earlier.json`, the earlier verdicts the pages are compared with).
 /// An experiment that fails is reported on the summary and in [`PaperOutcome::errors`];
 /// the others go on.
 pub fn run_paper(out: &Path, options: &Options) -> Result<PaperOutcome, PaperError> {
@@ -238,27 +263,13 @@ pub fn run_paper_with(
         Replace::Never
     };
     let staging = Staging::create(out, replace).map_err(RecordError::from)?;
-    let lines = write_all(staging.path(), &chosen, options, extra_solvers)?;
+    let (lines, verdicts) = write_all(staging.path(), &chosen, options, extra_solvers)?;
     let out = staging.publish().map_err(RecordError::from)?;
     Ok(PaperOutcome {
         summary: out.join("README.md"),
         lines,
+        verdicts,
     })
-}
-
-/// Machine-readable verdicts (`paper.json`).
-#[derive(Debug, serde::Serialize)]
-struct Verdicts {
-    quick: bool,
-    experiments: Vec<VerdictLine>,
-}
-
-#[derive(Debug, serde::Serialize)]
-struct VerdictLine {
-    id: String,
-    paper: String,
-    error: Option<String>,
-    claims: Vec<(String, String)>,
 }
 
 /// Refuses an extra solver named like a built-in one or like another extra: runs and
@@ -296,7 +307,9 @@ fn write_all(
     chosen: &[&'static dyn Experiment],
     options: &Options,
     extra_solvers: &[Arc<dyn SolverFactory>],
-) -> Result<Vec<SummaryLine>, PaperError> {
+) -> Result<(Vec<SummaryLine>, Verdicts), PaperError> {
+    let started = Instant::now();
+    let commit = verdicts::source_commit();
     let mut lines = Vec::new();
     for experiment in chosen {
         let compares = experiment.compares_extra_solvers();
@@ -317,8 +330,12 @@ fn write_all(
                 if !compares && !extra_solvers.is_empty() {
                     page.notes.push(extra_solvers_note(extra_solvers));
                 }
+                page.changes = options
+                    .earlier
+                    .as_ref()
+                    .map(|e| earlier::compare(e, experiment.id(), &page.claims));
                 let path = ctx.dir.join("README.md");
-                std::fs::write(&path, page.to_markdown(options.quick))
+                std::fs::write(&path, page.to_markdown(options.quick, &commit))
                     .map_err(|e| Context::io(&path, e))?;
                 Ok(page)
             }
@@ -333,33 +350,19 @@ fn write_all(
             seconds: clock.elapsed().as_secs_f64(),
         });
     }
-    let summary = dir.join("README.md");
-    std::fs::write(
-        &summary,
-        summary_markdown(&lines, options.quick, &NOT_REPRODUCED),
-    )
-    .map_err(|e| Context::io(&summary, e))?;
-    let verdicts = Verdicts {
+    let stamp = Stamp {
+        commit,
+        date: verdicts::utc_date(),
         quick: options.quick,
-        experiments: lines
-            .iter()
-            .map(|l| VerdictLine {
-                id: l.id.clone(),
-                paper: l.paper_ref.clone(),
-                error: l.outcome.as_ref().err().cloned(),
-                claims: l
-                    .outcome
-                    .as_ref()
-                    .map(|p| {
-                        p.claims
-                            .iter()
-                            .map(|c| (c.claim.clone(), c.verdict.text()))
-                            .collect()
-                    })
-                    .unwrap_or_default(),
-            })
-            .collect(),
+        seconds: started.elapsed().as_secs_f64(),
     };
+    let summary = dir.join("README.md");
+    std::fs::write(&summary, summary_markdown(&lines, &stamp, &NOT_REPRODUCED))
+        .map_err(|e| Context::io(&summary, e))?;
+    let verdicts = Verdicts::of(&lines, &stamp.commit, options.quick);
     write_json(&dir.join("paper.json"), &verdicts)?;
-    Ok(lines)
+    if let Some(earlier) = &options.earlier {
+        write_json(&dir.join("earlier.json"), earlier)?;
+    }
+    Ok((lines, verdicts))
 }

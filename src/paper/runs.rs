@@ -3,11 +3,13 @@
 
 use std::sync::Arc;
 
+use nalgebra::DVector;
 use rayon::prelude::*;
 
 use super::names::metric;
 use super::protocol::{self, Protocol};
 use super::PaperError;
+use crate::problem::ContactProblem;
 use crate::simulation::factory::SolverFactory;
 use crate::simulation::recorder::{RunRecord, StepRecord};
 use crate::simulation::runner::drive;
@@ -127,10 +129,9 @@ pub fn extra_runs(
         .collect()
 }
 
-/// Simulates a run to its duration. A step that fails ends the run: the record keeps the
-/// steps before and says why (`failure`). ContactBench's protocol solves every step
-/// cold, as its `cube.py` does.
-pub fn simulate(run: &Run) -> Result<RunRecord, PaperError> {
+/// The simulator of a run: its world, its solver under its protocol, its step
+/// parameters (ContactBench's protocol solves every step cold, as its `cube.py` does).
+fn simulator(run: &Run) -> Result<Simulator, PaperError> {
     let scenario = &run.scenario;
     let world = World::build(scenario)?;
     let solver = match (run.solver.spec(), &run.protocol) {
@@ -150,9 +151,55 @@ pub fn simulate(run: &Run) -> Result<RunRecord, PaperError> {
     if matches!(run.protocol, Protocol::ContactBench(_)) {
         params.warm_start = false;
     }
-    let sim = Simulator::new(world, solver, params, scenario.external_forces.clone());
+    Ok(Simulator::new(
+        world,
+        solver,
+        params,
+        scenario.external_forces.clone(),
+    ))
+}
+
+/// Simulates a run to its duration. A step that fails ends the run: the record keeps the
+/// steps before and says why (`failure`).
+pub fn simulate(run: &Run) -> Result<RunRecord, PaperError> {
+    let sim = simulator(run)?;
     let mut record = RunRecord::default();
-    record.failure = drive(scenario, sim, &run.label, &mut record)?;
+    record.failure = drive(&run.scenario, sim, &run.label, &mut record)?;
+    Ok(record)
+}
+
+/// What [`simulate_observed`] shows after each step: its record, and its problem (with
+/// `J`) and the solver's `λ` when it had contacts.
+pub type Observer<'a> = dyn FnMut(&StepRecord, Option<(&ContactProblem, &DVector<f64>)>) + 'a;
+
+/// [`simulate`], calling `observe` after every step (every metric recorded; no interrupt
+/// or divergence check: the paper's runs are short).
+pub fn simulate_observed(run: &Run, observe: &mut Observer) -> Result<RunRecord, PaperError> {
+    let mut sim = simulator(run)?;
+    let mut record = RunRecord {
+        scenario: run.scenario.name.clone(),
+        solver: run.label.clone(),
+        dt: run.scenario.simulation.dt,
+        q_names: sim.world().q_names(),
+        v_names: sim.world().v_names(),
+        ..RunRecord::default()
+    };
+    match sim.initial_record() {
+        Ok(first) => record.steps.push(first),
+        Err(e) => record.failure = Some(e.to_string()),
+    }
+    for _ in 0..run.scenario.num_steps() {
+        if record.failure.is_some() {
+            break;
+        }
+        match sim.step() {
+            Ok(step) => {
+                observe(&step, sim.last_solution().map(|(p, l, _)| (p, l)));
+                record.steps.push(step);
+            }
+            Err(e) => record.failure = Some(e.to_string()),
+        }
+    }
     Ok(record)
 }
 

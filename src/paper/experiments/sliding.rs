@@ -10,6 +10,8 @@ use nalgebra::Vector3;
 
 use crate::metrics::consistency::{consistency_error, Trajectory};
 use crate::metrics::energy::{sliding_kinetic_energy, GRAVITY};
+use crate::paper::measurable;
+use crate::paper::page::ProtocolLine;
 use crate::paper::protocol::{ContactBenchSettings, Protocol};
 use crate::paper::runs::{complete, simulate_all, Run, CUBE_SLIDE};
 use crate::paper::PaperError;
@@ -306,6 +308,67 @@ pub fn consistency(run: &RunRecord, reference: &RunRecord, until: f64) -> Option
     .ok()
 }
 
+/// The state `x = (q, v)` of a step: position and orientation, linear and angular
+/// velocity.
+fn state(step: &crate::simulation::recorder::StepRecord) -> Vec<f64> {
+    step.q.iter().chain(step.v.iter()).copied().collect()
+}
+
+/// Integral consistency error of the state, `Σ_k ‖x(t_k) − x_ref(t_k)‖ Δt` with
+/// `x = (q, v)` (the paper's "state consistency error"; its unit mixes m·s, rad·s and
+/// m), the reference linearly interpolated at the run's times; `None` when a run is empty.
+pub fn state_consistency(run: &RunRecord, reference: &RunRecord) -> Option<f64> {
+    let times: Vec<f64> = reference.steps.iter().map(|s| s.time).collect();
+    let states: Vec<Vec<f64>> = reference.steps.iter().map(state).collect();
+    let at = |t: f64| -> Option<Vec<f64>> {
+        let k = times.partition_point(|s| *s <= t);
+        let (a, b) = match k {
+            0 => (states.first()?, states.first()?),
+            k if k == states.len() => (states.last()?, states.last()?),
+            k => (&states[k - 1], &states[k]),
+        };
+        let w = if k == 0 || k == states.len() {
+            0.0
+        } else {
+            (t - times[k - 1]) / (times[k] - times[k - 1])
+        };
+        Some(
+            a.iter()
+                .zip(b)
+                .map(|(x, y)| x * (1.0 - w) + y * w)
+                .collect(),
+        )
+    };
+    let mut sum = 0.0;
+    for pair in run.steps.windows(2) {
+        let (previous, step) = (&pair[0], &pair[1]);
+        let reference = at(step.time)?;
+        let gap = state(step)
+            .iter()
+            .zip(&reference)
+            .map(|(x, y)| (x - y) * (x - y))
+            .sum::<f64>()
+            .sqrt();
+        sum += gap * (step.time - previous.time);
+    }
+    (run.steps.len() > 1).then_some(sum)
+}
+
+/// ContactBench's `cube.py --slide` beside our scenario and the protocols of this page
+/// (docs/paper-protocol.md), one line per aspect.
+pub fn cube_protocol(quick: bool) -> Vec<ProtocolLine> {
+    vec![
+        ProtocolLine::new("cube", "models.py create_cubes: a = 0.2 m, m = 1 kg; cube.py: mu = 0.4, el = 0", "`scenarios/paper/cube_slide.yaml`: the same"),
+        ProtocolLine::new("contact geometry", "addCubeToGeomModel: 8 spheres Sphere(a/50) = 4 mm centred on the corners; security_margin 1e-3", "8 corner spheres of 4 mm inset to touch the faces (lever arm 0.096 m instead of 0.1 m); margin 1 mm"),
+        ProtocolLine::new("initial state", "qinit = (0, -1.0, 0.104), v = +1.0 m/s along y, ω = 0", "(0, −1, 0.1) (spheres touching the ground), v = 1 m/s along y"),
+        ProtocolLine::new("time", "dt = 1e-3, duration 1.098 s, T = int(duration/dt) steps; Kb = 1e-4", "the same (Tab. III: int(1.098/Δt) steps at every Δt), Baumgarte 1e-4"),
+        ProtocolLine::new("solver call", "simulator.step(..., maxIter = 10000, th = 1e-9, rel_th_stop = 1e-12, eps_reg = 1e-8), warm_start = False", format!("ContactBench protocol: th in force units, rel 1e-12, cold, at most {} sweeps (10000 changes no digit of Tab. III: `sliding.rs`); our protocol: eps_abs on impulses, no step test, warm, the same cap", max_iter(quick))),
+        ProtocolLine::new("stopping residual", "solvers.hxx: NCP/PGS and RaiSim the NCP residual, CCP/PGS the CCP one, on (λ/Δt, c/Δt)", "the same residuals on (λ/Δt, c/Δt) (`protocol.rs`, ContactBenchStop)"),
+        ProtocolLine::new("RaiSim", "Python bindings: alpha_min = 1e-4, gamma = 0.9, bisection 1e-3 N", "the same (1e-3 rad on the angle)"),
+        ProtocolLine::new("consistency error", "not in the repository (no script); the paper: \"state consistency error\" in m·s", "Σ‖p − p_ref‖Δt of the cube's centre (m·s) and Σ‖x − x_ref‖Δt of the state x = (q, v)"),
+    ]
+}
+
 /// `(t, E(t) − E_analytical(t))` (J), `E_analytical = U(q0) + ½ m (v0 − μ g t)²`.
 pub fn energy_deviation(record: &RunRecord) -> Vec<(f64, f64)> {
     let potential = record.steps.first().map_or(0.0, |s| s.energy.potential);
@@ -351,5 +414,24 @@ pub fn starred(value: Option<f64>, unconverged: usize) -> String {
         Some(v) if unconverged > 0 => format!("{}*", format_value(v)),
         Some(v) => format_value(v),
         None => "–".into(),
+    }
+}
+
+/// ε in the unit the protocol applies it to, against the contact impulse it bounds
+/// (the reference's median largest impulse, as a force under ContactBench's protocol).
+pub fn tolerance_guard(
+    label: &str,
+    proto: Proto,
+    eps: f64,
+    reference: &RunRecord,
+) -> Option<String> {
+    let impulse = measurable::median_largest_impulse(reference);
+    match proto {
+        Proto::ContactBench => {
+            measurable::tolerance_above_signal(label, eps, impulse / reference.dt, "N")
+        }
+        Proto::ContactBenchImpulses | Proto::Ours => {
+            measurable::tolerance_above_signal(label, eps, impulse, "N·s")
+        }
     }
 }
