@@ -53,7 +53,8 @@ pub struct MinimumNormResult {
     pub point_a: Vector3<f64>,
     /// The point of B's core.
     pub point_b: Vector3<f64>,
-    /// Iterations run (one support call, or one pair of projections, each).
+    /// Iterations: updates of the iterate (Frank-Wolfe's line searches, NESMINO's pairs
+    /// of projections); the support call that certifies convergence is not counted.
     pub iterations: usize,
     /// The last Frank-Wolfe duality gap computed (m²).
     pub duality_gap: f64,
@@ -88,7 +89,7 @@ pub fn frank_wolfe(
         let s = diff.inflated_support(&x);
         gap = duality_gap(&x, &s.w);
         if gap <= settings.tolerance {
-            return result(a, b, k + 1, gap, BaselineStop::DualityGap);
+            return result(a, b, k, gap, BaselineStop::DualityGap);
         }
         let t = segment_step(&x, &s.w);
         a += (s.a - a) * t;

@@ -14,9 +14,11 @@
 //! ```
 //!
 //! with `P_A`, `P_B` the projections onto the shapes ([`super::projection`]). The
-//! smoothing parameter is `μ = ‖a₀ − b₀‖`: `f_μ` is then the scaled squared norm on the
-//! first iterate's sublevel set, the step moves each point by half the current
-//! separation, and the method needs no tuning per pair. The iterate `x = a − b` stays in
+//! smoothing parameter `μ` decides everything: with `μ = ‖a₀ − b₀‖` ([`Smoothing::Initial`])
+//! `f_μ` is the scaled squared norm on the first iterate's sublevel set and each step moves
+//! the points by half their separation; with a small `μ` ([`Smoothing::Fixed`], e.g. the
+//! accuracy `√ε` Qin & An's analysis ties it to) a step moves them by at most `μ/2` until
+//! momentum builds up. The iterate `x = a − b` stays in
 //! `D` (the shapes with their inflation radii), so it stops on the same Frank-Wolfe
 //! duality gap as GJK and Frank-Wolfe (one support call of `D` per iteration, not counted
 //! as work of the method), or, when asked,
@@ -40,6 +42,15 @@ pub struct ReferenceStop {
     pub radius: f64,
 }
 
+/// The smoothing parameter `μ` of NESMINO.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Smoothing {
+    /// `μ = ‖a₀ − b₀‖`, the initial distance.
+    Initial,
+    /// A fixed `μ` (m).
+    Fixed(f64),
+}
+
 /// NESMINO from the points `a0 ∈ A`, `b0 ∈ B` (A's frame; B placed by `b_in_a`).
 /// Shapes without a projection (cylinders, cones, hulls, halfspaces) are refused.
 pub fn nesmino(
@@ -48,6 +59,7 @@ pub fn nesmino(
     b_in_a: &Isometry3<f64>,
     start: (Vector3<f64>, Vector3<f64>),
     settings: &BaselineSettings,
+    smoothing: Smoothing,
     reference: Option<ReferenceStop>,
 ) -> Result<MinimumNormResult, CollisionError> {
     let project_a = |p: &Vector3<f64>| project_local(a, p);
@@ -57,7 +69,11 @@ pub fn nesmino(
     };
     let mut diff = MinkowskiDifference::new(a, b, *b_in_a);
     let (mut pa, mut pb) = (project_a(&start.0)?, project_b(&start.1)?);
-    let mu = (pa - pb).norm().max(f64::MIN_POSITIVE);
+    let mu = match smoothing {
+        Smoothing::Initial => (pa - pb).norm(),
+        Smoothing::Fixed(mu) => mu,
+    }
+    .max(f64::MIN_POSITIVE);
     let (mut ya, mut yb) = (pa, pb);
     let mut t = 1.0_f64;
     let mut gap = f64::INFINITY;
@@ -139,6 +155,7 @@ mod tests {
             &pose,
             (Vector3::zeros(), pose.translation.vector),
             &BaselineSettings::default(),
+            Smoothing::Initial,
             None,
         )
         .unwrap();
