@@ -9,7 +9,7 @@ use std::sync::Arc;
 use contactbench::collision::benchmark::{centre_guess, normal_ellipsoid, place_at_distances, run_gjk_from, PlacedPair};
 use contactbench::collision::frank_wolfe::{frank_wolfe, BaselineSettings, BaselineStop};
 use contactbench::collision::gjk::MinkowskiDifference;
-use contactbench::collision::nesmino::nesmino;
+use contactbench::collision::nesmino::{nesmino, Smoothing};
 use contactbench::collision::qp::collision_qp;
 use contactbench::collision::simplex::Simplex;
 use contactbench::collision::{
@@ -91,13 +91,15 @@ fn baseline_distances(pair: &PlacedPair, fw_expected: FrankWolfe) -> Vec<(&'stat
         }
     }
     let hulls = [&pair.a, &pair.b].iter().any(|s| matches!(s.core, Core::Hull(_)));
-    match nesmino(&pair.a, &pair.b, &b_in_a, (start.a, start.b), &settings, None) {
-        Ok(nes) => {
-            assert!(!hulls);
-            assert_eq!(nes.stop, BaselineStop::DualityGap, "NESMINO: {nes:?}");
-            out.push(("NESMINO", nes.distance));
+    for (name, smoothing) in [("NESMINO", Smoothing::Initial), ("NESMINO μ = 1e-4", Smoothing::Fixed(1e-4))] {
+        match nesmino(&pair.a, &pair.b, &b_in_a, (start.a, start.b), &settings, smoothing, None) {
+            Ok(nes) => {
+                assert!(!hulls);
+                assert_eq!(nes.stop, BaselineStop::DualityGap, "{name}: {nes:?}");
+                out.push((name, nes.distance));
+            }
+            Err(e) => assert!(hulls && e.to_string().contains("convex hull"), "{e}"),
         }
-        Err(e) => assert!(hulls && e.to_string().contains("convex hull"), "{e}"),
     }
     let qp = collision_qp(&pair.a, &pair.b, &b_in_a).expect("the QP is solved");
     out.push(("QP", qp.distance));
