@@ -6,14 +6,17 @@
 
 use std::sync::Arc;
 
-use contactbench::collision::benchmark::{centre_guess, normal_ellipsoid, place_at_distances, run_gjk_from, PlacedPair};
+use contactbench::collision::benchmark::{
+    centre_guess, normal_ellipsoid, place_at_distances, run_gjk_from, PlacedPair,
+};
 use contactbench::collision::frank_wolfe::{frank_wolfe, BaselineSettings, BaselineStop};
 use contactbench::collision::gjk::MinkowskiDifference;
 use contactbench::collision::nesmino::{nesmino, Smoothing};
 use contactbench::collision::qp::collision_qp;
 use contactbench::collision::simplex::Simplex;
 use contactbench::collision::{
-    ConvexHull, Core, GjkQuery, GjkResult, GjkSettings, GjkVariant, MomentumSchedule, SeparationStop, Shape,
+    ConvexHull, Core, GjkQuery, GjkResult, GjkSettings, GjkVariant, MomentumSchedule,
+    SeparationStop, Shape,
 };
 use nalgebra::{Isometry3, Translation3, UnitQuaternion, Vector3};
 use rand::SeedableRng;
@@ -26,8 +29,14 @@ const VARIANTS: [(GjkVariant, MomentumSchedule); 6] = [
     (GjkVariant::Polyak, MomentumSchedule::Coal),
     (GjkVariant::Polyak, MomentumSchedule::Paper),
     (GjkVariant::PolyakNormalized, MomentumSchedule::Coal),
-    (GjkVariant::Nesterov { normalize: true }, MomentumSchedule::Coal),
-    (GjkVariant::Nesterov { normalize: false }, MomentumSchedule::Paper),
+    (
+        GjkVariant::Nesterov { normalize: true },
+        MomentumSchedule::Coal,
+    ),
+    (
+        GjkVariant::Nesterov { normalize: false },
+        MomentumSchedule::Paper,
+    ),
 ];
 
 fn placed(a: Shape, b: Shape, pose_b: Isometry3<f64>) -> PlacedPair {
@@ -45,7 +54,11 @@ fn at(x: f64, y: f64, z: f64) -> Isometry3<f64> {
 }
 
 /// GJK's distance between the shapes (cores' distance less the radii) and what stopped it.
-fn gjk_distance(pair: &PlacedPair, variant: GjkVariant, schedule: MomentumSchedule) -> (f64, SeparationStop) {
+fn gjk_distance(
+    pair: &PlacedPair,
+    variant: GjkVariant,
+    schedule: MomentumSchedule,
+) -> (f64, SeparationStop) {
     let settings = GjkSettings {
         variant,
         schedule,
@@ -55,7 +68,9 @@ fn gjk_distance(pair: &PlacedPair, variant: GjkVariant, schedule: MomentumSchedu
     };
     let mut simplex = Simplex::default();
     match run_gjk_from(pair, &centre_guess(pair), &settings, &mut simplex) {
-        GjkResult::Separated { distance, stop, .. } => (distance - pair.a.radius - pair.b.radius, stop),
+        GjkResult::Separated { distance, stop, .. } => {
+            (distance - pair.a.radius - pair.b.radius, stop)
+        }
         other => panic!("{variant:?} on a separated pair: {other:?}"),
     }
 }
@@ -90,9 +105,22 @@ fn baseline_distances(pair: &PlacedPair, fw_expected: FrankWolfe) -> Vec<(&'stat
             assert!(fw.duality_gap > TOLERANCE);
         }
     }
-    let hulls = [&pair.a, &pair.b].iter().any(|s| matches!(s.core, Core::Hull(_)));
-    for (name, smoothing) in [("NESMINO", Smoothing::Initial), ("NESMINO μ = 1e-4", Smoothing::Fixed(1e-4))] {
-        match nesmino(&pair.a, &pair.b, &b_in_a, (start.a, start.b), &settings, smoothing, None) {
+    let hulls = [&pair.a, &pair.b]
+        .iter()
+        .any(|s| matches!(s.core, Core::Hull(_)));
+    for (name, smoothing) in [
+        ("NESMINO", Smoothing::Initial),
+        ("NESMINO μ = 1e-4", Smoothing::Fixed(1e-4)),
+    ] {
+        match nesmino(
+            &pair.a,
+            &pair.b,
+            &b_in_a,
+            (start.a, start.b),
+            &settings,
+            smoothing,
+            None,
+        ) {
             Ok(nes) => {
                 assert!(!hulls);
                 assert_eq!(nes.stop, BaselineStop::DualityGap, "{name}: {nes:?}");
@@ -113,17 +141,31 @@ fn check(pair: &PlacedPair, expected: f64, what: &str) {
 fn check_with(pair: &PlacedPair, expected: f64, what: &str, fw: FrankWolfe) {
     for (variant, schedule) in VARIANTS {
         let (d, stop) = gjk_distance(pair, variant, schedule);
-        assert!((d - expected).abs() < 1e-6, "{what}: GJK {variant:?} {schedule:?} {d} vs {expected}");
-        assert_eq!(stop, SeparationStop::DualityGap, "{what}: {variant:?} {schedule:?}");
+        assert!(
+            (d - expected).abs() < 1e-6,
+            "{what}: GJK {variant:?} {schedule:?} {d} vs {expected}"
+        );
+        assert_eq!(
+            stop,
+            SeparationStop::DualityGap,
+            "{what}: {variant:?} {schedule:?}"
+        );
     }
     for (name, d) in baseline_distances(pair, fw) {
-        assert!((d - expected).abs() < 1e-6, "{what}: {name} {d} vs {expected}");
+        assert!(
+            (d - expected).abs() < 1e-6,
+            "{what}: {name} {d} vs {expected}"
+        );
     }
 }
 
 #[test]
 fn every_method_finds_the_gap_between_two_spheres() {
-    let pair = placed(Shape::sphere(0.1).unwrap(), Shape::sphere(0.2).unwrap(), at(0.3, 0.4, 0.0));
+    let pair = placed(
+        Shape::sphere(0.1).unwrap(),
+        Shape::sphere(0.2).unwrap(),
+        at(0.3, 0.4, 0.0),
+    );
     check(&pair, 0.2, "sphere-sphere");
 }
 
@@ -132,9 +174,17 @@ fn every_method_finds_the_gap_between_axis_aligned_boxes() {
     let a = Shape::cuboid(Vector3::new(0.1, 0.2, 0.3)).unwrap();
     let b = Shape::cuboid(Vector3::new(0.2, 0.1, 0.1)).unwrap();
     // Face to face along x: the faces overlap in y and z.
-    check(&placed(a.clone(), b.clone(), at(0.5, 0.05, -0.1)), 0.2, "box-box, faces");
+    check(
+        &placed(a.clone(), b.clone(), at(0.5, 0.05, -0.1)),
+        0.2,
+        "box-box, faces",
+    );
     // Edge to edge: 0.2 m apart along x and along y.
-    check(&placed(a, b, at(0.5, 0.5, 0.0)), 0.08_f64.sqrt(), "box-box, edges");
+    check(
+        &placed(a, b, at(0.5, 0.5, 0.0)),
+        0.08_f64.sqrt(),
+        "box-box, edges",
+    );
 }
 
 #[test]
@@ -147,8 +197,17 @@ fn every_method_finds_the_height_of_a_tilted_ellipsoid_above_a_plate() {
     // Lowest point of the ellipsoid: its centre less √(e_zᵀ R D² Rᵀ e_z).
     let local_z = rotation.inverse_transform_vector(&Vector3::z());
     let reach = radii.component_mul(&local_z).norm();
-    let pair = placed(plate, ellipsoid, Isometry3::from_parts(Translation3::new(0.1, -0.2, height), rotation));
-    check_with(&pair, height - reach - 0.01, "ellipsoid-plate", FrankWolfe::StallsOnAFace);
+    let pair = placed(
+        plate,
+        ellipsoid,
+        Isometry3::from_parts(Translation3::new(0.1, -0.2, height), rotation),
+    );
+    check_with(
+        &pair,
+        height - reach - 0.01,
+        "ellipsoid-plate",
+        FrankWolfe::StallsOnAFace,
+    );
 }
 
 #[test]
@@ -162,9 +221,17 @@ fn every_method_finds_the_gap_between_an_ellipsoid_and_a_ball_on_its_axis() {
         let ball = Shape::sphere(0.05).unwrap();
         let pair = PlacedPair {
             pose_a: Isometry3::from_parts(Translation3::identity(), rotation),
-            ..placed(ellipsoid.clone(), ball, Isometry3::from_parts(centre.into(), UnitQuaternion::identity()))
+            ..placed(
+                ellipsoid.clone(),
+                ball,
+                Isometry3::from_parts(centre.into(), UnitQuaternion::identity()),
+            )
         };
-        check(&pair, h - radii[axis] - 0.05, &format!("ellipsoid-ball on axis {axis}"));
+        check(
+            &pair,
+            h - radii[axis] - 0.05,
+            &format!("ellipsoid-ball on axis {axis}"),
+        );
     }
 }
 
@@ -187,7 +254,9 @@ fn on_random_ellipsoids_and_hulls_every_method_agrees_with_gjk() {
                     e.local_support(&contactbench::collision::benchmark::random_direction(rng))
                 })
                 .collect();
-            Shape::convex_hull(Arc::new(ConvexHull::from_points(&points, "random").unwrap()))
+            Shape::convex_hull(Arc::new(
+                ConvexHull::from_points(&points, "random").unwrap(),
+            ))
         };
         let (a, b) = (hull(&mut rng), hull(&mut rng));
         pairs.extend(place_at_distances(&mut rng, &a, &b, &[0.01, 0.2]).unwrap());
@@ -195,7 +264,11 @@ fn on_random_ellipsoids_and_hulls_every_method_agrees_with_gjk() {
     for (k, pair) in pairs.iter().enumerate() {
         let (reference, stop) = gjk_distance(pair, GjkVariant::Vanilla, MomentumSchedule::Coal);
         assert_eq!(stop, SeparationStop::DualityGap, "pair {k}");
-        assert!((reference - pair.distance).abs() < 1e-6, "pair {k}: GJK {reference} vs placement {}", pair.distance);
+        assert!(
+            (reference - pair.distance).abs() < 1e-6,
+            "pair {k}: GJK {reference} vs placement {}",
+            pair.distance
+        );
         check(pair, reference, &format!("random pair {k}"));
     }
 }

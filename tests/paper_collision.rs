@@ -17,7 +17,10 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("contactbench-collision-{name}-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!(
+        "contactbench-collision-{name}-{}",
+        std::process::id()
+    ));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("temp dir");
     dir
@@ -59,12 +62,19 @@ fn bad_meshes_are_refused_with_the_file_named(dir: &Path) {
     for path in [&empty, &flat, &nan, &missing] {
         let error = solid_hull(path).expect_err("refused").to_string();
         let name = path.file_name().unwrap().to_string_lossy();
-        assert!(error.contains(name.as_ref()), "{error} does not name {name}");
+        assert!(
+            error.contains(name.as_ref()),
+            "{error} does not name {name}"
+        );
     }
     // A scan keeps going and lists each refused file by name.
     let corpus = scan(dir, Origin::User, Vec::new()).expect("scan");
     for name in ["empty.stl", "flat.stl", "nan.stl"] {
-        assert!(corpus.refused.iter().any(|(n, _)| n == name), "{name} not refused: {:?}", corpus.refused);
+        assert!(
+            corpus.refused.iter().any(|(n, _)| n == name),
+            "{name} not refused: {:?}",
+            corpus.refused
+        );
     }
     for file in [&empty, &flat, &nan] {
         std::fs::remove_file(file).expect("remove");
@@ -94,14 +104,19 @@ fn missing_meshes_make_the_pages_say_so(out: &Path) {
         }
     }
     let summary = std::fs::read_to_string(out.join("README.md")).expect("summary");
-    assert!(summary.starts_with("# GJK++"), "the collision summary: {summary}");
+    assert!(
+        summary.starts_with("# GJK++"),
+        "the collision summary: {summary}"
+    );
 }
 
 fn pages_run_on_a_directory_of_meshes(meshes: &Path, out: &Path) {
     let mut rng = ChaCha8Rng::seed_from_u64(3);
     for (k, count) in [40, 60, 141, 200, 260, 320].iter().enumerate() {
         let e = normal_ellipsoid(&mut rng, 0.1, 0.025).expect("ellipsoid");
-        let points: Vec<Vector3<f64>> = (0..*count).map(|_| e.local_support(&random_direction(&mut rng))).collect();
+        let points: Vec<Vector3<f64>> = (0..*count)
+            .map(|_| e.local_support(&random_direction(&mut rng)))
+            .collect();
         write_stl(&meshes.join(format!("mesh{k}.stl")), &points);
     }
     std::env::set_var(MESHES_ENV, meshes);
@@ -119,14 +134,20 @@ fn pages_run_on_a_directory_of_meshes(meshes: &Path, out: &Path) {
         "gjk-fig9/gjk-fig9.csv",
         "gjk-fig13/gjk-fig13.png",
     ] {
-        let meta = out.join(file).metadata().unwrap_or_else(|e| panic!("{file}: {e}"));
+        let meta = out
+            .join(file)
+            .metadata()
+            .unwrap_or_else(|e| panic!("{file}: {e}"));
         assert!(meta.len() > 100, "{file} is nearly empty");
     }
     // CDA's 33- and 141-vertex meshes have counterparts here, its 2500-vertex one has not:
     // the page measures what it can and says what it cannot.
     let page = std::fs::read_to_string(out.join("cda-tab1/README.md")).expect("page");
     assert!(page.contains("none here"), "{page}");
-    assert!(page.contains("mesh1.stl") || page.contains("mesh2.stl"), "{page}");
+    assert!(
+        page.contains("mesh1.stl") || page.contains("mesh2.stl"),
+        "{page}"
+    );
 }
 
 #[test]

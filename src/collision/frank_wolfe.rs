@@ -141,7 +141,8 @@ mod tests {
     #[test]
     fn two_spheres_converge_to_the_gap_between_them() {
         let (a, b) = (Shape::sphere(0.0).unwrap(), Shape::sphere(0.0).unwrap());
-        let pose = Isometry3::from_parts(Translation3::new(0.3, 0.4, 0.0), UnitQuaternion::identity());
+        let pose =
+            Isometry3::from_parts(Translation3::new(0.3, 0.4, 0.0), UnitQuaternion::identity());
         let mut diff = MinkowskiDifference::new(&a, &b, pose);
         let start = diff.support(&Vector3::x());
         let r = frank_wolfe(&mut diff, &start, &BaselineSettings::default());

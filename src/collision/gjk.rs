@@ -424,8 +424,14 @@ mod tests {
             for v in [GjkVariant::Polyak, nesterov, raw] {
                 assert_eq!(MomentumSchedule::Paper.delta(v, k), paper);
             }
-            assert_eq!(MomentumSchedule::Coal.delta(GjkVariant::Polyak, k), 1.0 / (kf + 1.0));
-            assert_eq!(MomentumSchedule::Coal.delta(nesterov, k), (kf + 2.0) / (kf + 3.0));
+            assert_eq!(
+                MomentumSchedule::Coal.delta(GjkVariant::Polyak, k),
+                1.0 / (kf + 1.0)
+            );
+            assert_eq!(
+                MomentumSchedule::Coal.delta(nesterov, k),
+                (kf + 2.0) / (kf + 3.0)
+            );
             assert_eq!(MomentumSchedule::Coal.delta(raw, k), paper);
         }
     }

@@ -65,7 +65,9 @@ pub fn nesmino(
     let project_a = |p: &Vector3<f64>| project_local(a, p);
     let project_b = |p: &Vector3<f64>| -> Result<Vector3<f64>, CollisionError> {
         let local = b_in_a.inverse_transform_point(&(*p).into()).coords;
-        Ok(b_in_a.transform_point(&project_local(b, &local)?.into()).coords)
+        Ok(b_in_a
+            .transform_point(&project_local(b, &local)?.into())
+            .coords)
     };
     let mut diff = MinkowskiDifference::new(a, b, *b_in_a);
     let (mut pa, mut pb) = (project_a(&start.0)?, project_b(&start.1)?);
@@ -148,7 +150,8 @@ mod tests {
     fn two_balls_converge_to_the_gap_between_them() {
         let a = Shape::sphere(0.1).unwrap();
         let b = Shape::ellipsoid(Vector3::repeat(0.2)).unwrap();
-        let pose = Isometry3::from_parts(Translation3::new(0.0, 0.5, 0.0), UnitQuaternion::identity());
+        let pose =
+            Isometry3::from_parts(Translation3::new(0.0, 0.5, 0.0), UnitQuaternion::identity());
         let r = nesmino(
             &a,
             &b,

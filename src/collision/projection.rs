@@ -111,7 +111,10 @@ mod tests {
 
     #[test]
     fn an_inflated_box_projects_on_its_rounded_corner() {
-        let s = Shape::cuboid(Vector3::repeat(1.0)).unwrap().inflated(0.5).unwrap();
+        let s = Shape::cuboid(Vector3::repeat(1.0))
+            .unwrap()
+            .inflated(0.5)
+            .unwrap();
         let q = project_local(&s, &Vector3::new(3.0, 1.0, 1.0)).unwrap();
         assert!((q - Vector3::new(1.5, 1.0, 1.0)).norm() < 1e-12, "{q}");
     }

@@ -231,7 +231,8 @@ mod tests {
     #[test]
     fn two_unit_cubes_one_metre_apart() {
         let cube = Shape::cuboid(Vector3::repeat(0.5)).unwrap();
-        let pose = Isometry3::from_parts(Translation3::new(2.0, 0.0, 0.0), UnitQuaternion::identity());
+        let pose =
+            Isometry3::from_parts(Translation3::new(2.0, 0.0, 0.0), UnitQuaternion::identity());
         let r = collision_qp(&cube, &cube, &pose).unwrap();
         assert!((r.distance - 1.0).abs() < 1e-6, "{}", r.distance);
         assert_eq!(r.constraints, 12);

@@ -10,7 +10,9 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
 use super::{mean_std, Algo};
-use crate::collision::benchmark::{centre_guess, mean_of_fastest, place_at_distances, run_gjk_from, PlacedPair};
+use crate::collision::benchmark::{
+    centre_guess, mean_of_fastest, place_at_distances, run_gjk_from, PlacedPair,
+};
 use crate::collision::simplex::Simplex;
 use crate::collision::{CollisionError, GjkQuery, GjkResult, GjkSettings, SeparationStop, Shape};
 
@@ -78,7 +80,10 @@ pub fn problems(
     let mut out = Vec::with_capacity(shapes.len() * poses * targets.len());
     for (pair_id, (a, b)) in shapes.iter().enumerate() {
         for _ in 0..poses {
-            for (pair, target) in place_at_distances(rng, a, b, targets)?.into_iter().zip(targets) {
+            for (pair, target) in place_at_distances(rng, a, b, targets)?
+                .into_iter()
+                .zip(targets)
+            {
                 out.push(Problem {
                     x0: centre_guess(&pair),
                     pair,

@@ -40,42 +40,102 @@ pub const VERTEX_TOLERANCE: f64 = 0.1;
 /// The robot folders of example-robot-data 6.0.0 with one file each proves extracted.
 const WHEEL_FOLDERS: [(&str, &str); 39] = [
     ("a1_description", "a1_description/urdf/a1.urdf"),
-    ("alex_description", "alex_description/urdf/alex_nub_hands.urdf"),
-    ("alexander_description", "alexander_description/urdf/alexander_v1.lowerBodyOnly.urdf"),
-    ("allegro_hand_description", "allegro_hand_description/urdf/allegro_left_hand.urdf"),
-    ("anymal_b_simple_description", "anymal_b_simple_description/robots/anymal-kinova.urdf"),
-    ("anymal_c_simple_description", "anymal_c_simple_description/urdf/anymal.urdf"),
-    ("asr_twodof_description", "asr_twodof_description/urdf/TwoDofs.urdf"),
+    (
+        "alex_description",
+        "alex_description/urdf/alex_nub_hands.urdf",
+    ),
+    (
+        "alexander_description",
+        "alexander_description/urdf/alexander_v1.lowerBodyOnly.urdf",
+    ),
+    (
+        "allegro_hand_description",
+        "allegro_hand_description/urdf/allegro_left_hand.urdf",
+    ),
+    (
+        "anymal_b_simple_description",
+        "anymal_b_simple_description/robots/anymal-kinova.urdf",
+    ),
+    (
+        "anymal_c_simple_description",
+        "anymal_c_simple_description/urdf/anymal.urdf",
+    ),
+    (
+        "asr_twodof_description",
+        "asr_twodof_description/urdf/TwoDofs.urdf",
+    ),
     ("b1_description", "b1_description/urdf/b1-z1.urdf"),
     ("baxter_description", "baxter_description/urdf/baxter.urdf"),
     ("bolt_description", "bolt_description/robots/bolt.urdf"),
-    ("borinot_description", "borinot_description/urdf/borinot_flying_arm_2.urdf"),
+    (
+        "borinot_description",
+        "borinot_description/urdf/borinot_flying_arm_2.urdf",
+    ),
     ("cassie_description", "cassie_description/README.md"),
-    ("centauro_description", "centauro_description/urdf/centauro.urdf"),
-    ("double_pendulum_description", "double_pendulum_description/urdf/double_pendulum.urdf"),
-    ("finger_edu_description", "finger_edu_description/robots/finger_edu.urdf"),
-    ("g1_description", "g1_description/urdf/g1_29dof_rev_1_0.urdf"),
+    (
+        "centauro_description",
+        "centauro_description/urdf/centauro.urdf",
+    ),
+    (
+        "double_pendulum_description",
+        "double_pendulum_description/urdf/double_pendulum.urdf",
+    ),
+    (
+        "finger_edu_description",
+        "finger_edu_description/robots/finger_edu.urdf",
+    ),
+    (
+        "g1_description",
+        "g1_description/urdf/g1_29dof_rev_1_0.urdf",
+    ),
     ("go1_description", "go1_description/urdf/go1.urdf"),
     ("go2_description", "go2_description/urdf/go2.urdf"),
-    ("hector_description", "hector_description/robots/quadrotor_base.urdf"),
-    ("hextilt_description", "hextilt_description/urdf/hextilt_flying_arm_5.urdf"),
+    (
+        "hector_description",
+        "hector_description/robots/quadrotor_base.urdf",
+    ),
+    (
+        "hextilt_description",
+        "hextilt_description/urdf/hextilt_flying_arm_5.urdf",
+    ),
     ("human_description", "human_description/robots/human.urdf"),
-    ("hyq_description", "hyq_description/robots/hyq_no_sensors.urdf"),
+    (
+        "hyq_description",
+        "hyq_description/robots/hyq_no_sensors.urdf",
+    ),
     ("icub_description", "icub_description/robots/icub.urdf"),
     ("iris_description", "iris_description/robots/iris.urdf"),
-    ("kinova_description", "kinova_description/robots/kinova.urdf"),
-    ("laikago_description", "laikago_description/urdf/laikago.urdf"),
+    (
+        "kinova_description",
+        "kinova_description/robots/kinova.urdf",
+    ),
+    (
+        "laikago_description",
+        "laikago_description/urdf/laikago.urdf",
+    ),
     ("panda_description", "panda_description/urdf/panda.urdf"),
     ("pr2_description", "pr2_description/urdf/pr2.urdf"),
-    ("quadruped_description", "quadruped_description/urdf/quadruped.urdf"),
+    (
+        "quadruped_description",
+        "quadruped_description/urdf/quadruped.urdf",
+    ),
     ("romeo_description", "romeo_description/urdf/romeo.urdf"),
-    ("simple_humanoid_description", "simple_humanoid_description/urdf/simple_humanoid.urdf"),
+    (
+        "simple_humanoid_description",
+        "simple_humanoid_description/urdf/simple_humanoid.urdf",
+    ),
     ("so_arm_description", "so_arm_description/urdf/so100.urdf"),
     ("solo_description", "solo_description/robots/solo.urdf"),
     ("talos_data", "talos_data/robots/talos_full_v2.urdf"),
     ("tiago_description", "tiago_description/robots/tiago.urdf"),
-    ("tiago_pro_description", "tiago_pro_description/robots/tiago_pro.urdf"),
-    ("ur_description", "ur_description/urdf/ur10_joint_limited_robot.urdf"),
+    (
+        "tiago_pro_description",
+        "tiago_pro_description/robots/tiago_pro.urdf",
+    ),
+    (
+        "ur_description",
+        "ur_description/urdf/ur10_joint_limited_robot.urdf",
+    ),
     ("xarm_description", "xarm_description/urdf/xarm7.urdf"),
     ("z1_description", "z1_description/urdf/z1.urdf"),
 ];
@@ -150,10 +210,7 @@ fn locate(fetch: bool) -> Result<(PathBuf, Origin, Vec<String>), String> {
         return if dir.is_dir() {
             Ok((dir, Origin::User, Vec::new()))
         } else {
-            Err(format!(
-                "{MESHES_ENV}={} is not a directory",
-                dir.display()
-            ))
+            Err(format!("{MESHES_ENV}={} is not a directory", dir.display()))
         };
     }
     let mut notes = Vec::new();
@@ -217,7 +274,10 @@ pub fn solid_hull(path: &Path) -> Result<ConvexHull, CollisionError> {
 fn entry(root: &Path, path: &Path, hull: ConvexHull) -> MeshEntry {
     let vertices = hull.vertices();
     let (lo, hi) = vertices.iter().fold(
-        (Vector3::repeat(f64::INFINITY), Vector3::repeat(f64::NEG_INFINITY)),
+        (
+            Vector3::repeat(f64::INFINITY),
+            Vector3::repeat(f64::NEG_INFINITY),
+        ),
         |(lo, hi), v| (lo.inf(v), hi.sup(v)),
     );
     MeshEntry {
@@ -242,7 +302,11 @@ pub fn scan(root: &Path, origin: Origin, notes: Vec<String>) -> Result<Corpus, S
             solid_hull(path)
                 .map(|hull| entry(root, path, hull))
                 .map_err(|e| {
-                    let name = path.strip_prefix(root).unwrap_or(path).display().to_string();
+                    let name = path
+                        .strip_prefix(root)
+                        .unwrap_or(path)
+                        .display()
+                        .to_string();
                     (name, e.to_string())
                 })
         })

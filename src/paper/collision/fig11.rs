@@ -4,7 +4,10 @@
 
 use super::bench::{self, iterations, micros, Problem, Query, Results};
 use super::mesh_figures::{mesh_bench, NEAR};
-use super::{mean_std, not_measurable, quantile, Algo, GJK, NESTEROV_COAL, NESTEROV_PAPER, POLYAK_COAL, POLYAK_PAPER};
+use super::{
+    mean_std, not_measurable, quantile, Algo, GJK, NESTEROV_COAL, NESTEROV_PAPER, POLYAK_COAL,
+    POLYAK_PAPER,
+};
 use crate::collision::benchmark::run_gjk_from;
 use crate::collision::simplex::Simplex;
 use crate::paper::claims::{num, Claim};
@@ -26,13 +29,23 @@ const BUCKETS: [(&str, fn(f64) -> bool); 3] = [
     ("distant (0.1, 1]", |d| d > 0.1),
 ];
 
-fn speedups(results: &Results, algo: &Algo, query: Query, bucket: fn(f64) -> bool, f: fn(&bench::Outcome) -> f64) -> Vec<f64> {
+fn speedups(
+    results: &Results,
+    algo: &Algo,
+    query: Query,
+    bucket: fn(f64) -> bool,
+    f: fn(&bench::Outcome) -> f64,
+) -> Vec<f64> {
     results.ratios(&GJK, algo, query, |p: &Problem| bucket(p.target), f)
 }
 
 fn panel(results: &Results, query: Query) -> Panel {
     Panel::Box(BoxChart {
-        title: format!("({}) {}", if query == Query::Distance { "a" } else { "b" }, query.name()),
+        title: format!(
+            "({}) {}",
+            if query == Query::Distance { "a" } else { "b" },
+            query.name()
+        ),
         y_label: "T_GJK / T_accelerated (per problem)".into(),
         y_scale: Scale::Log,
         groups: BUCKETS
@@ -153,7 +166,10 @@ impl Experiment for Fig11 {
             &Figure::grid(
                 "GJK++ Fig. 11: speed-ups over GJK (filled: HPP-FCL's δ, hollow: the paper's)",
                 2,
-                vec![panel(results, Query::Distance), panel(results, Query::Collision)],
+                vec![
+                    panel(results, Query::Distance),
+                    panel(results, Query::Collision),
+                ],
             ),
         )?;
         page.setup = bench.setup_lines(ctx.quick);
@@ -162,18 +178,28 @@ impl Experiment for Fig11 {
              problem, the ratio of GJK's time to the variant's on that problem."
                 .into(),
         );
-        page.figures.push(("Speed-ups per distance bucket".into(), stem));
+        page.figures
+            .push(("Speed-ups per distance bucket".into(), stem));
         page.tables.push(speedup_table(results));
         page.tables.push(why_table(results));
         let strict = [POLYAK_COAL, NESTEROV_COAL].map(|a| {
-            (a, iteration_speedup_at(results, &a, 1e-8), iteration_speedup_at(results, &a, 1e-12))
+            (
+                a,
+                iteration_speedup_at(results, &a, 1e-8),
+                iteration_speedup_at(results, &a, 1e-12),
+            )
         });
         page.notes.push(format!(
             "Tolerance: on the close problems, the mean iteration speed-up at ε = 1e-8 and at \
              1e-12 is {}.",
             strict
                 .iter()
-                .map(|(a, loose, tight)| format!("{} → {} for {}", num(*loose), num(*tight), a.label))
+                .map(|(a, loose, tight)| format!(
+                    "{} → {} for {}",
+                    num(*loose),
+                    num(*tight),
+                    a.label
+                ))
                 .collect::<Vec<_>>()
                 .join(", ")
         ));
@@ -183,7 +209,16 @@ impl Experiment for Fig11 {
 }
 
 fn speedup_table(results: &Results) -> (String, String) {
-    let header = ["query", "bucket", "variant", "median", "mean", "10th percentile", "90th percentile", "problems slower than GJK"];
+    let header = [
+        "query",
+        "bucket",
+        "variant",
+        "median",
+        "mean",
+        "10th percentile",
+        "90th percentile",
+        "problems slower than GJK",
+    ];
     let mut rows = Vec::new();
     for query in Query::BOTH {
         for (name, bucket) in BUCKETS {
@@ -203,7 +238,10 @@ fn speedup_table(results: &Results) -> (String, String) {
             }
         }
     }
-    ("Time speed-ups T_GJK / T_variant".into(), markdown_table(&header, &rows))
+    (
+        "Time speed-ups T_GJK / T_variant".into(),
+        markdown_table(&header, &rows),
+    )
 }
 
 fn claims(results: &Results) -> Vec<Claim> {
@@ -213,17 +251,18 @@ fn claims(results: &Results) -> Vec<Claim> {
         s.iter().filter(|x| **x < 1.0).count() as f64 / s.len().max(1) as f64
     };
     let polyak_all = results.ratios(&GJK, &POLYAK_COAL, Query::Distance, |_| true, micros);
-    let polyak_better = polyak_all.iter().filter(|x| **x >= 1.0).count() as f64 / polyak_all.len().max(1) as f64;
+    let polyak_better =
+        polyak_all.iter().filter(|x| **x >= 1.0).count() as f64 / polyak_all.len().max(1) as f64;
     let best_bucket = Query::BOTH
         .iter()
-        .flat_map(|q| {
-            [-0.01, -0.005, -0.001, 0.001, 0.005, 0.01, 0.05, 0.1].map(move |d| (*q, d))
-        })
+        .flat_map(|q| [-0.01, -0.005, -0.001, 0.001, 0.005, 0.01, 0.05, 0.1].map(move |d| (*q, d)))
         .flat_map(|(q, d)| {
-            [POLYAK_COAL, NESTEROV_COAL].map(|a| mean_std(&results.ratios(&GJK, &a, q, |p| p.target == d, micros)).0)
+            [POLYAK_COAL, NESTEROV_COAL]
+                .map(|a| mean_std(&results.ratios(&GJK, &a, q, |p| p.target == d, micros)).0)
         })
         .fold(f64::NAN, f64::max);
-    let nesterov_iterations = mean_std(&results.ratios(&GJK, &NESTEROV_COAL, Query::Distance, near, iterations)).0;
+    let nesterov_iterations =
+        mean_std(&results.ratios(&GJK, &NESTEROV_COAL, Query::Distance, near, iterations)).0;
     vec![
         Claim::at_most(
             "only in a small percentage of cases are Polyak and Nesterov slower than GJK, on close or shallowly overlapping shapes (§IV-B)",

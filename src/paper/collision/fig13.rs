@@ -54,7 +54,10 @@ type StepTimes = [[f64; 4]; 3];
 
 fn pose_at(start: &Isometry3<f64>, v: &Vector3<f64>, w: &Vector3<f64>, t: f64) -> Isometry3<f64> {
     let rotation = UnitQuaternion::from_scaled_axis(w * t) * start.rotation;
-    Isometry3::from_parts(Translation3::from(start.translation.vector + v * t), rotation)
+    Isometry3::from_parts(
+        Translation3::from(start.translation.vector + v * t),
+        rotation,
+    )
 }
 
 /// The four initial guesses of a step (A's frame).
@@ -73,7 +76,14 @@ fn guesses(pair: &PlacedPair, previous: Option<Previous>) -> [Vector3<f64>; 4] {
 
 /// The answer a simulator's narrow phase gives at this step (GJK, then EPA).
 fn answer(pair: &PlacedPair) -> Result<Previous, CollisionError> {
-    let c = signed_distance(&pair.a, &pair.pose_a, &pair.b, &pair.pose_b, &ContactSettings::default(), None)?;
+    let c = signed_distance(
+        &pair.a,
+        &pair.pose_a,
+        &pair.b,
+        &pair.pose_b,
+        &ContactSettings::default(),
+        None,
+    )?;
     let to_a = |p: &Vector3<f64>| pair.pose_a.inverse_transform_point(&(*p).into()).coords;
     let to_b = |p: &Vector3<f64>| pair.pose_b.inverse_transform_point(&(*p).into()).coords;
     let normal = pair.pose_a.rotation.inverse_transform_vector(&c.normal);
@@ -84,7 +94,12 @@ fn answer(pair: &PlacedPair) -> Result<Previous, CollisionError> {
     })
 }
 
-fn trajectory(rng: &mut ChaCha8Rng, a: &Shape, b: &Shape, timing: Timing) -> Result<Vec<StepTimes>, CollisionError> {
+fn trajectory(
+    rng: &mut ChaCha8Rng,
+    a: &Shape,
+    b: &Shape,
+    timing: Timing,
+) -> Result<Vec<StepTimes>, CollisionError> {
     let d0 = rng.random_range(-0.005..=0.02);
     let Some(start) = place_at_distances(rng, a, b, &[d0])?.pop() else {
         return Ok(Vec::new());
@@ -171,12 +186,14 @@ impl Experiment for Fig13 {
         for _ in 0..trajectories {
             let i = rng.random_range(0..hulls.len());
             let j = (i + rng.random_range(1..hulls.len().max(2))) % hulls.len();
-            steps.extend(trajectory(&mut rng, &hulls[i], &hulls[j], timing).map_err(|e| {
-                PaperError::RunFailed {
-                    run: "gjk-fig13".into(),
-                    reason: e.to_string(),
-                }
-            })?);
+            steps.extend(
+                trajectory(&mut rng, &hulls[i], &hulls[j], timing).map_err(|e| {
+                    PaperError::RunFailed {
+                        run: "gjk-fig13".into(),
+                        reason: e.to_string(),
+                    }
+                })?,
+            );
         }
         let chart = BoxChart {
             title: "boolean collision check along trajectories".into(),
@@ -196,7 +213,11 @@ impl Experiment for Fig13 {
                         .collect(),
                 })
                 .collect(),
-            legend: STRATEGIES.iter().zip(COLORS).map(|(s, c)| ((*s).to_string(), c, true)).collect(),
+            legend: STRATEGIES
+                .iter()
+                .zip(COLORS)
+                .map(|(s, c)| ((*s).to_string(), c, true))
+                .collect(),
         };
         let stem = ctx.figure("gjk-fig13", &Figure::single(Panel::Box(chart)))?;
         page.setup = bench.setup_lines(ctx.quick);
@@ -230,10 +251,18 @@ fn table(steps: &[StepTimes]) -> (String, String) {
         for (s, name) in STRATEGIES.iter().enumerate() {
             let v = samples(steps, a, s);
             let (m, sd) = mean_std(&v);
-            rows.push(vec![algo.label.into(), (*name).into(), pm(m, sd), num(quantile(&v, 0.5))]);
+            rows.push(vec![
+                algo.label.into(),
+                (*name).into(),
+                pm(m, sd),
+                num(quantile(&v, 0.5)),
+            ]);
         }
     }
-    ("Boolean collision time per step".into(), markdown_table(&header, &rows))
+    (
+        "Boolean collision time per step".into(),
+        markdown_table(&header, &rows),
+    )
 }
 
 fn claims(steps: &[StepTimes]) -> Vec<Claim> {

@@ -116,7 +116,11 @@ fn panel(sums: &Sums, query: Query, zoom: bool) -> Panel {
                 Query::Distance => "(a) distance computation",
                 Query::Collision => "(b) boolean collision check",
             },
-            if zoom { "−0.1 to 0.1 m" } else { "−0.1 to 1 m" }
+            if zoom {
+                "−0.1 to 0.1 m"
+            } else {
+                "−0.1 to 1 m"
+            }
         ),
         x_label: "signed distance (m)".into(),
         y_label: "iterations (mean)".into(),
@@ -196,7 +200,8 @@ impl Experiment for Fig7 {
                  strictly convex shapes; the normalized one is shown beside it."
             ),
         ];
-        page.figures.push(("Mean iterations against the signed distance".into(), stem));
+        page.figures
+            .push(("Mean iterations against the signed distance".into(), stem));
         page.tables.push(table(&sums, Query::Distance));
         page.tables.push(table(&sums, Query::Collision));
         page.claims = claims(&sums);
@@ -235,7 +240,9 @@ fn claims(sums: &Sums) -> Vec<Claim> {
     let d = Query::Distance;
     let shallow = [-0.01, -0.005, -0.001];
     let close = [0.001, 0.005, 0.01, 0.05, 0.1];
-    let count = |targets: &[f64], ok: &dyn Fn(f64) -> bool| targets.iter().filter(|t| ok(**t)).count() as f64;
+    let count = |targets: &[f64], ok: &dyn Fn(f64) -> bool| {
+        targets.iter().filter(|t| ok(**t)).count() as f64
+    };
     let m = |t: f64, a: &Algo, q: Query| sums.mean(t, a, q);
     vec![
         Claim::at_least(

@@ -6,8 +6,8 @@ use std::sync::Arc;
 use super::bench::{iterations, micros, run_all, Problem, Query, Results, Timing};
 use super::mesh_figures::mesh_bench;
 use super::{
-    algo_style, mean_std, not_measurable, pm, Algo, GJK, NESTEROV_COAL, NESTEROV_PAPER, NESTEROV_RAW,
-    POLYAK_COAL, POLYAK_NORMALIZED,
+    algo_style, mean_std, not_measurable, pm, Algo, GJK, NESTEROV_COAL, NESTEROV_PAPER,
+    NESTEROV_RAW, POLYAK_COAL, POLYAK_NORMALIZED,
 };
 use crate::paper::claims::Claim;
 use crate::paper::page::Page;
@@ -19,7 +19,14 @@ use crate::report::tables::markdown_table;
 /// GJK++ Fig. 8.
 pub struct Fig8;
 
-const ALGOS: [Algo; 6] = [GJK, POLYAK_COAL, POLYAK_NORMALIZED, NESTEROV_RAW, NESTEROV_PAPER, NESTEROV_COAL];
+const ALGOS: [Algo; 6] = [
+    GJK,
+    POLYAK_COAL,
+    POLYAK_NORMALIZED,
+    NESTEROV_RAW,
+    NESTEROV_PAPER,
+    NESTEROV_COAL,
+];
 
 fn close(p: &Problem) -> bool {
     p.target > 0.0 && p.target <= 0.1
@@ -28,7 +35,11 @@ fn close(p: &Problem) -> bool {
 fn panel(results: &Results, query: Query, time: bool) -> Panel {
     let f = if time { micros } else { iterations };
     Panel::Box(BoxChart {
-        title: format!("{}, {}", query.name(), if time { "time" } else { "iterations" }),
+        title: format!(
+            "{}, {}",
+            query.name(),
+            if time { "time" } else { "iterations" }
+        ),
         y_label: if time { "time (µs)" } else { "iterations" }.into(),
         y_scale: Scale::Log,
         groups: ALGOS
@@ -77,8 +88,18 @@ impl Experiment for Fig8 {
                 return Ok(page);
             }
         };
-        let problems: Vec<Problem> = bench.results.problems.iter().filter(|p| close(p)).cloned().collect();
-        let results = run_all(Arc::new(problems), &ALGOS, Some(Timing::for_size(ctx.quick)));
+        let problems: Vec<Problem> = bench
+            .results
+            .problems
+            .iter()
+            .filter(|p| close(p))
+            .cloned()
+            .collect();
+        let results = run_all(
+            Arc::new(problems),
+            &ALGOS,
+            Some(Timing::for_size(ctx.quick)),
+        );
         let stem = ctx.figure(
             "gjk-fig8",
             &Figure::grid(
@@ -98,7 +119,8 @@ impl Experiment for Fig8 {
              again with every variant below.",
             results.problems.len()
         ));
-        page.figures.push(("Time and iterations per variant".into(), stem));
+        page.figures
+            .push(("Time and iterations per variant".into(), stem));
         page.tables.push(table(&results));
         page.claims = claims(&results);
         Ok(page)
@@ -120,11 +142,16 @@ fn table(results: &Results) -> (String, String) {
             row
         })
         .collect();
-    ("Means ± std over the problems".into(), markdown_table(&header, &rows))
+    (
+        "Means ± std over the problems".into(),
+        markdown_table(&header, &rows),
+    )
 }
 
 fn claims(results: &Results) -> Vec<Claim> {
-    let mean = |a: &Algo, q: Query, f: fn(&super::bench::Outcome) -> f64| mean_std(&results.values(a, q, close, f)).0;
+    let mean = |a: &Algo, q: Query, f: fn(&super::bench::Outcome) -> f64| {
+        mean_std(&results.values(a, q, close, f)).0
+    };
     let mut out = Vec::new();
     for q in Query::BOTH {
         out.push(Claim::ratio_at_most(
@@ -137,8 +164,14 @@ fn claims(results: &Results) -> Vec<Claim> {
             1.0,
         ));
         out.push(Claim::ratio_at_most(
-            &format!("normalized Nesterov needs fewer iterations than GJK ({}, Fig. 8)", q.name()),
-            ("Nesterov normalized iterations", mean(&NESTEROV_PAPER, q, iterations)),
+            &format!(
+                "normalized Nesterov needs fewer iterations than GJK ({}, Fig. 8)",
+                q.name()
+            ),
+            (
+                "Nesterov normalized iterations",
+                mean(&NESTEROV_PAPER, q, iterations),
+            ),
             ("GJK", mean(&GJK, q, iterations)),
             1.0,
         ));
@@ -151,7 +184,10 @@ fn claims(results: &Results) -> Vec<Claim> {
     ));
     out.push(Claim::ratio_at_least(
         "Polyak does not benefit from normalization (distance, Fig. 8)",
-        ("Polyak normalized time", mean(&POLYAK_NORMALIZED, Query::Distance, micros)),
+        (
+            "Polyak normalized time",
+            mean(&POLYAK_NORMALIZED, Query::Distance, micros),
+        ),
         ("Polyak", mean(&POLYAK_COAL, Query::Distance, micros)),
         0.95,
     ));

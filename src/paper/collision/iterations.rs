@@ -8,7 +8,9 @@ use rayon::prelude::*;
 
 use super::bench::{self, iterations, run, Problem, Query, TOLERANCE};
 use super::{mean_std, pm, Algo, GJK, NESTEROV_PAPER, NESTEROV_RAW, POLYAK_COAL};
-use crate::collision::benchmark::{centre_guess, normal_ellipsoid, place_at_distances, run_gjk_from, standard_normal};
+use crate::collision::benchmark::{
+    centre_guess, normal_ellipsoid, place_at_distances, run_gjk_from, standard_normal,
+};
 use crate::collision::contact::local_centre;
 use crate::collision::frank_wolfe::{frank_wolfe, BaselineSettings, BaselineStop};
 use crate::collision::gjk::MinkowskiDifference;
@@ -79,7 +81,9 @@ fn gjk_solution(problem: &Problem) -> Vector3<f64> {
     let mut simplex = Simplex::default();
     let settings = bench::settings(&GJK, Query::Distance);
     match run_gjk_from(&problem.pair, &problem.x0, &settings, &mut simplex) {
-        GjkResult::Separated { point_a, point_b, .. } => point_a - point_b,
+        GjkResult::Separated {
+            point_a, point_b, ..
+        } => point_a - point_b,
         _ => Vector3::zeros(),
     }
 }
@@ -95,12 +99,28 @@ fn count(category: usize, problem: Problem) -> Result<Counts, CollisionError> {
         max_iterations: BASELINE_CAP,
     };
     let mut diff = MinkowskiDifference::new(&pair.a, &pair.b, b_in_a);
-    let fw = frank_wolfe(&mut diff, &SupportPoint { w: a0 - b0, a: a0, b: b0 }, &settings);
+    let fw = frank_wolfe(
+        &mut diff,
+        &SupportPoint {
+            w: a0 - b0,
+            a: a0,
+            b: b0,
+        },
+        &settings,
+    );
     let reference = ReferenceStop {
         x: gjk_solution(&problem),
         radius: REFERENCE_RADIUS,
     };
-    let nes = nesmino(&pair.a, &pair.b, &b_in_a, (a0, b0), &settings, Smoothing::Initial, Some(reference))?;
+    let nes = nesmino(
+        &pair.a,
+        &pair.b,
+        &b_in_a,
+        (a0, b0),
+        &settings,
+        Smoothing::Initial,
+        Some(reference),
+    )?;
     let nes_ref = nesmino(
         &pair.a,
         &pair.b,
@@ -261,8 +281,14 @@ impl Experiment for Iterations {
              shape classes; the normalized variant and Polyak are shown beside it."
                 .into(),
         ];
-        page.tables.push(("Ellipsoids: iterations (mean ± std)".into(), table(ellipsoids, &PAPER_ELLIPSOIDS)));
-        page.tables.push(("Cubes: iterations (mean ± std)".into(), table(cubes, &PAPER_CUBES)));
+        page.tables.push((
+            "Ellipsoids: iterations (mean ± std)".into(),
+            table(ellipsoids, &PAPER_ELLIPSOIDS),
+        ));
+        page.tables.push((
+            "Cubes: iterations (mean ± std)".into(),
+            table(cubes, &PAPER_CUBES),
+        ));
         page.comparisons = comparisons(ellipsoids, cubes);
         page.claims = claims(ellipsoids, cubes);
         let irregular: Vec<String> = COLUMNS
@@ -286,9 +312,17 @@ impl Experiment for Iterations {
 
 fn comparisons(ellipsoids: &[Counts], cubes: &[Counts]) -> Vec<Comparison> {
     let mut out = Vec::new();
-    for (shape, counts, paper) in [("ellipsoids", ellipsoids, &PAPER_ELLIPSOIDS), ("cubes", cubes, &PAPER_CUBES)] {
+    for (shape, counts, paper) in [
+        ("ellipsoids", ellipsoids, &PAPER_ELLIPSOIDS),
+        ("cubes", cubes, &PAPER_CUBES),
+    ] {
         for (c, (name, _)) in CATEGORIES.iter().enumerate() {
-            for (k, p, column) in [(0, 0, "Frank-Wolfe"), (2, 1, "NESMINO"), (3, 2, "GJK"), (4, 3, "Nesterov")] {
+            for (k, p, column) in [
+                (0, 0, "Frank-Wolfe"),
+                (2, 1, "NESMINO"),
+                (3, 2, "GJK"),
+                (4, 3, "Nesterov"),
+            ] {
                 out.push(Comparison::number(
                     format!("{shape}, {name}: {column} iterations"),
                     paper[c][p].0,
@@ -317,7 +351,9 @@ fn claims(ellipsoids: &[Counts], cubes: &[Counts]) -> Vec<Claim> {
     let nesmino_over_gjk = (0..3)
         .map(|c| mean(cubes, c, 2) / mean(cubes, c, 3).max(mean(cubes, c, 4)))
         .fold(f64::INFINITY, f64::min);
-    let nesmino_below_fw = (0..3).filter(|&c| mean(cubes, c, 2) < mean(cubes, c, 0)).count() as f64;
+    let nesmino_below_fw = (0..3)
+        .filter(|&c| mean(cubes, c, 2) < mean(cubes, c, 0))
+        .count() as f64;
     let few = (0..3)
         .map(|c| mean(cubes, c, 3).max(mean(cubes, c, 4)))
         .fold(0.0, f64::max);
@@ -373,7 +409,15 @@ fn csv(ctx: &Context, results: &[Vec<Counts>]) -> Result<String, PaperError> {
     }
     ctx.csv(
         "cda-tab2.csv",
-        &["shape", "category", "target_distance_m", "distance_m", "method", "iterations", "stopped_on_criterion"],
+        &[
+            "shape",
+            "category",
+            "target_distance_m",
+            "distance_m",
+            "method",
+            "iterations",
+            "stopped_on_criterion",
+        ],
         &rows,
     )
 }

@@ -13,7 +13,10 @@ use rand_chacha::ChaCha8Rng;
 use super::bench::{self, iterations, micros, run_all, Query, Results, Timing, TOLERANCE};
 use super::corpus::{corpus, Corpus};
 use super::fig7::DISTANCES;
-use super::{algo_style, not_measurable, pm, Algo, GJK, MESH_ALGOS, NESTEROV_COAL, NESTEROV_PAPER, POLYAK_COAL, POLYAK_PAPER};
+use super::{
+    algo_style, not_measurable, pm, Algo, GJK, MESH_ALGOS, NESTEROV_COAL, NESTEROV_PAPER,
+    POLYAK_COAL, POLYAK_PAPER,
+};
 use crate::collision::Shape;
 use crate::paper::claims::{num, Claim};
 use crate::paper::page::Page;
@@ -84,8 +87,13 @@ fn build(quick: bool) -> Result<MeshBench, String> {
             )
         })
         .collect();
-    let problems = bench::problems(&mut rng, &shapes, poses, &DISTANCES).map_err(|e| e.to_string())?;
-    let results = run_all(Arc::new(problems), &MESH_ALGOS, Some(Timing::for_size(quick)));
+    let problems =
+        bench::problems(&mut rng, &shapes, poses, &DISTANCES).map_err(|e| e.to_string())?;
+    let results = run_all(
+        Arc::new(problems),
+        &MESH_ALGOS,
+        Some(Timing::for_size(quick)),
+    );
     Ok(MeshBench {
         meshes: candidates.iter().map(|m| m.name.clone()).collect(),
         corpus: corpus.clone(),
@@ -104,7 +112,11 @@ impl MeshBench {
             self.meshes.len(),
             VERTEX_RANGE.0,
             VERTEX_RANGE.1,
-            self.meshes.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", ")
+            self.meshes
+                .iter()
+                .map(|m| format!("`{m}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
         ));
         lines.push(format!(
             "{} random pairs of distinct meshes, {} random poses each, every pose set to the \
@@ -155,10 +167,19 @@ fn curve_panel(results: &Results, query: Query, time: bool, zoom: bool) -> Panel
         title: format!(
             "{} ({})",
             if time { "(b) time" } else { "(a) iterations" },
-            if zoom { "−0.1 to 0.1 m" } else { "−0.1 to 1 m" }
+            if zoom {
+                "−0.1 to 0.1 m"
+            } else {
+                "−0.1 to 1 m"
+            }
         ),
         x_label: "signed distance (m)".into(),
-        y_label: if time { "time (µs, mean)" } else { "iterations (mean)" }.into(),
+        y_label: if time {
+            "time (µs, mean)"
+        } else {
+            "iterations (mean)"
+        }
+        .into(),
         curves: MESH_ALGOS
             .iter()
             .map(|algo| {
@@ -280,7 +301,10 @@ impl Experiment for MeshFigure {
             ),
         )?;
         page.setup = bench.setup_lines(ctx.quick);
-        page.figures.push(("Mean iterations (a) and time (b) against the signed distance".into(), stem));
+        page.figures.push((
+            "Mean iterations (a) and time (b) against the signed distance".into(),
+            stem,
+        ));
         page.tables.push(table(results, self.query));
         page.claims = self.claims(results);
         let (capped, other) = results.irregular();
@@ -316,7 +340,16 @@ pub fn csv(ctx: &Context, id: &str, results: &Results) -> Result<String, PaperEr
     }
     ctx.csv(
         &format!("{id}.csv"),
-        &["problem", "pair", "target_distance_m", "distance_m", "variant", "query", "iterations", "time_us"],
+        &[
+            "problem",
+            "pair",
+            "target_distance_m",
+            "distance_m",
+            "variant",
+            "query",
+            "iterations",
+            "time_us",
+        ],
         &rows,
     )
 }

@@ -142,10 +142,17 @@ pub const NESTEROV_RAW: Algo = Algo {
 };
 
 /// The variants of the timing tables and mesh figures.
-pub const MESH_ALGOS: [Algo; 5] = [GJK, POLYAK_COAL, POLYAK_PAPER, NESTEROV_PAPER, NESTEROV_COAL];
+pub const MESH_ALGOS: [Algo; 5] = [
+    GJK,
+    POLYAK_COAL,
+    POLYAK_PAPER,
+    NESTEROV_PAPER,
+    NESTEROV_COAL,
+];
 /// The variants of the ellipsoid figure (strictly convex shapes: GJK++ runs Nesterov
 /// without normalization there, and the normalized one is shown beside it).
-pub const ELLIPSOID_ALGOS: [Algo; 5] = [GJK, POLYAK_COAL, POLYAK_PAPER, NESTEROV_RAW, NESTEROV_PAPER];
+pub const ELLIPSOID_ALGOS: [Algo; 5] =
+    [GJK, POLYAK_COAL, POLYAK_PAPER, NESTEROV_RAW, NESTEROV_PAPER];
 
 /// A fixed look per variant in every figure.
 pub fn algo_style(algo: &Algo) -> LineStyle {
@@ -303,7 +310,10 @@ mod tests {
         let ids = ids();
         for (k, id) in ids.iter().enumerate() {
             assert!(!ids[..k].contains(id), "{id} twice");
-            assert!(!crate::paper::experiments::ids().contains(id), "{id} clashes");
+            assert!(
+                !crate::paper::experiments::ids().contains(id),
+                "{id} clashes"
+            );
         }
     }
 }

@@ -8,12 +8,14 @@ use nalgebra::Vector3;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use super::bench::{micros, problems_in_range, run, Problem, Query, Timing, KEPT_FRACTION, TOLERANCE};
+use super::bench::{
+    micros, problems_in_range, run, Problem, Query, Timing, KEPT_FRACTION, TOLERANCE,
+};
 use super::corpus::{corpus, Corpus};
 use super::{mean_std, not_measurable, pm, Algo, GJK, MESH_ALGOS, NESTEROV_COAL, POLYAK_COAL};
 use crate::collision::benchmark::mean_of_fastest;
 use crate::collision::qp::collision_qp;
-use crate::collision::{ConvexHull, CollisionError, Shape};
+use crate::collision::{CollisionError, ConvexHull, Shape};
 use crate::paper::claims::{num, Claim, Comparison};
 use crate::paper::page::Page;
 use crate::paper::{Context, Experiment, PaperError};
@@ -31,8 +33,14 @@ const RANGE: (f64, f64) = (0.001, 0.1);
 /// The paper's numbers: (N_v, N_f), ProxQP, GJK, Nesterov, Polyak (mean, std, µs).
 const PAPER: [((usize, usize), [(f64, f64); 4]); 3] = [
     ((8, 6), [(5.3, 2.7), (0.2, 0.03), (0.2, 0.05), (0.2, 0.05)]),
-    ((250, 496), [(2e3, 0.6e3), (0.8, 0.3), (0.7, 0.2), (0.6, 0.2)]),
-    ((940, 1876), [(20e3, 14e3), (2.1, 0.5), (1.4, 0.3), (1.4, 0.4)]),
+    (
+        (250, 496),
+        [(2e3, 0.6e3), (0.8, 0.3), (0.7, 0.2), (0.6, 0.2)],
+    ),
+    (
+        (940, 1876),
+        [(20e3, 14e3), (2.1, 0.5), (1.4, 0.3), (1.4, 0.4)],
+    ),
 ];
 
 /// A shape of the table: how GJK sees it and how the QP sees it (the cube: 8 vertices for
@@ -222,7 +230,13 @@ impl Experiment for QpTable {
 }
 
 fn table(rows: &[Row]) -> (String, String) {
-    let mut header = vec!["shape", "N_v", "N_f (QP constraints)", "clarabel QP (µs)", "QP iterations"];
+    let mut header = vec![
+        "shape",
+        "N_v",
+        "N_f (QP constraints)",
+        "clarabel QP (µs)",
+        "QP iterations",
+    ];
     header.extend(MESH_ALGOS.iter().map(|a| a.label));
     let body: Vec<Vec<String>> = rows
         .iter()
@@ -254,9 +268,7 @@ fn paper_of(rows: &[Row], k: usize) -> Option<&((usize, usize), [(f64, f64); 4])
         0 => 8,
         _ => rows.get(k)?.subject.vertices,
     };
-    PAPER
-        .iter()
-        .min_by_key(|((n, _), _)| n.abs_diff(target))
+    PAPER.iter().min_by_key(|((n, _), _)| n.abs_diff(target))
 }
 
 fn comparisons(rows: &[Row]) -> Vec<Comparison> {
@@ -272,7 +284,11 @@ fn comparisons(rows: &[Row]) -> Vec<Comparison> {
             ("Nesterov", paper[2].0, r.gjk_mean(&NESTEROV_COAL).0),
             ("Polyak", paper[3].0, r.gjk_mean(&POLYAK_COAL).0),
         ] {
-            out.push(Comparison::number(format!("N_v = {nv}: {name} (µs)"), value, Some(ours)));
+            out.push(Comparison::number(
+                format!("N_v = {nv}: {name} (µs)"),
+                value,
+                Some(ours),
+            ));
         }
         out.push(Comparison::number(
             format!("N_v = {nv}: QP / GJK"),
@@ -301,13 +317,21 @@ fn claims(rows: &[Row], missing: &[String]) -> Vec<Claim> {
             1000.0,
         )
     } else {
-        not_measurable(statement, "QP / GJK ≥ 1000 on both meshes", &missing.join("; "))
+        not_measurable(
+            statement,
+            "QP / GJK ≥ 1000 on both meshes",
+            &missing.join("; "),
+        )
     });
-    let statement = "the accelerations are at least as fast as GJK on the largest mesh (Tab. II, 940 vertices)";
+    let statement =
+        "the accelerations are at least as fast as GJK on the largest mesh (Tab. II, 940 vertices)";
     out.push(match meshes.last() {
         Some(r) if meshes.len() == 2 => Claim::ratio_at_most(
             statement,
-            ("slower of Polyak δ=1/(k+1), Nesterov δ=(k+2)/(k+3)", r.gjk_mean(&POLYAK_COAL).0.max(r.gjk_mean(&NESTEROV_COAL).0)),
+            (
+                "slower of Polyak δ=1/(k+1), Nesterov δ=(k+2)/(k+3)",
+                r.gjk_mean(&POLYAK_COAL).0.max(r.gjk_mean(&NESTEROV_COAL).0),
+            ),
             ("GJK", r.gjk_mean(&GJK).0),
             1.0,
         ),
@@ -320,13 +344,27 @@ fn csv(ctx: &Context, rows: &[Row]) -> Result<String, PaperError> {
     let mut out = Vec::new();
     for r in rows {
         for (k, t) in r.qp.iter().enumerate() {
-            out.push(vec![r.subject.label.clone(), k.to_string(), "clarabel QP".into(), format!("{t:.3}")]);
+            out.push(vec![
+                r.subject.label.clone(),
+                k.to_string(),
+                "clarabel QP".into(),
+                format!("{t:.3}"),
+            ]);
         }
         for (a, algo) in MESH_ALGOS.iter().enumerate() {
             for (k, t) in r.gjk[a].iter().enumerate() {
-                out.push(vec![r.subject.label.clone(), k.to_string(), algo.label.into(), format!("{t:.4}")]);
+                out.push(vec![
+                    r.subject.label.clone(),
+                    k.to_string(),
+                    algo.label.into(),
+                    format!("{t:.4}"),
+                ]);
             }
         }
     }
-    ctx.csv("gjk-tab2.csv", &["shape", "problem", "solver", "time_us"], &out)
+    ctx.csv(
+        "gjk-tab2.csv",
+        &["shape", "problem", "solver", "time_us"],
+        &out,
+    )
 }

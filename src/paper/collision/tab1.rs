@@ -147,7 +147,12 @@ fn choose<'a>(corpus: &'a Corpus, targets: &[usize]) -> Vec<Result<&'a MeshEntry
 
 /// The pair of a cell, as the table's label: the paper's vertex counts, ours in
 /// parentheses (`240 (244) × 1811 (1851)`).
-fn pair_label(targets: &[usize], meshes: &[Result<&MeshEntry, String>], i: usize, j: usize) -> String {
+fn pair_label(
+    targets: &[usize],
+    meshes: &[Result<&MeshEntry, String>],
+    i: usize,
+    j: usize,
+) -> String {
     let n = |k: usize| match &meshes[k] {
         Ok(m) => format!("{} ({})", targets[k], m.vertices),
         Err(_) => format!("{} (none)", targets[k]),
@@ -170,7 +175,11 @@ impl OurCell {
 }
 
 impl TimingTable {
-    fn measure(&self, ctx: &Context, meshes: &[Result<&MeshEntry, String>]) -> Result<Option<Results>, PaperError> {
+    fn measure(
+        &self,
+        ctx: &Context,
+        meshes: &[Result<&MeshEntry, String>],
+    ) -> Result<Option<Results>, PaperError> {
         let available: Vec<usize> = (0..meshes.len()).filter(|k| meshes[*k].is_ok()).collect();
         let mut shapes = Vec::new();
         let mut pair_ids = Vec::new();
@@ -190,12 +199,13 @@ impl TimingTable {
         }
         let poses = if ctx.quick { 30 } else { 100 };
         let mut rng = ChaCha8Rng::seed_from_u64(1);
-        let mut problems = problems_in_range(&mut rng, &shapes, poses, self.range).map_err(|e| {
-            PaperError::RunFailed {
-                run: self.id.into(),
-                reason: e.to_string(),
-            }
-        })?;
+        let mut problems =
+            problems_in_range(&mut rng, &shapes, poses, self.range).map_err(|e| {
+                PaperError::RunFailed {
+                    run: self.id.into(),
+                    reason: e.to_string(),
+                }
+            })?;
         // Problems carry the paper's mesh indices as their pair id.
         for p in &mut problems {
             let (i, j) = pair_ids[p.pair_id];
@@ -286,7 +296,12 @@ impl Experiment for TimingTable {
 }
 
 impl TimingTable {
-    fn setup(&self, ctx: &Context, corpus: &Corpus, meshes: &[Result<&MeshEntry, String>]) -> Vec<String> {
+    fn setup(
+        &self,
+        ctx: &Context,
+        corpus: &Corpus,
+        meshes: &[Result<&MeshEntry, String>],
+    ) -> Vec<String> {
         let mut lines = corpus.setup_lines();
         for (target, m) in self.vertices.iter().zip(meshes) {
             lines.push(match m {
@@ -315,14 +330,21 @@ impl TimingTable {
         lines
     }
 
-    fn table(&self, meshes: &[Result<&MeshEntry, String>], cells: &[(PaperCell, Option<OurCell>)]) -> (String, String) {
+    fn table(
+        &self,
+        meshes: &[Result<&MeshEntry, String>],
+        cells: &[(PaperCell, Option<OurCell>)],
+    ) -> (String, String) {
         let mut header = vec!["pair: paper's vertices (ours)", "query"];
         header.extend(MESH_ALGOS.iter().map(|a| a.label));
         header.extend(["paper GJK", "paper Polyak", "paper Nesterov"]);
         let rows: Vec<Vec<String>> = cells
             .iter()
             .map(|(c, ours)| {
-                let mut row = vec![pair_label(self.vertices, meshes, c.i, c.j), c.query.symbol().to_string()];
+                let mut row = vec![
+                    pair_label(self.vertices, meshes, c.i, c.j),
+                    c.query.symbol().to_string(),
+                ];
                 for a in &MESH_ALGOS {
                     row.push(ours.as_ref().map_or("–".into(), |o| {
                         let (m, s) = o.of(a);
@@ -341,10 +363,18 @@ impl TimingTable {
         )
     }
 
-    fn comparisons(&self, meshes: &[Result<&MeshEntry, String>], cells: &[(PaperCell, Option<OurCell>)]) -> Vec<Comparison> {
+    fn comparisons(
+        &self,
+        meshes: &[Result<&MeshEntry, String>],
+        cells: &[(PaperCell, Option<OurCell>)],
+    ) -> Vec<Comparison> {
         let mut out = Vec::new();
         for (c, ours) in cells.iter().filter(|(_, o)| o.is_some()) {
-            let label = format!("{} {}", pair_label(self.vertices, meshes, c.i, c.j), c.query.symbol());
+            let label = format!(
+                "{} {}",
+                pair_label(self.vertices, meshes, c.i, c.j),
+                c.query.symbol()
+            );
             let get = |a: &Algo| ours.as_ref().map(|o| o.of(a).0);
             out.push(Comparison::number(
                 format!("{label}: GJK (µs)"),
@@ -368,8 +398,15 @@ impl TimingTable {
         out
     }
 
-    fn claims(&self, meshes: &[Result<&MeshEntry, String>], cells: &[(PaperCell, Option<OurCell>)]) -> Vec<Claim> {
-        let missing: Vec<String> = meshes.iter().filter_map(|m| m.as_ref().err().cloned()).collect();
+    fn claims(
+        &self,
+        meshes: &[Result<&MeshEntry, String>],
+        cells: &[(PaperCell, Option<OurCell>)],
+    ) -> Vec<Claim> {
+        let missing: Vec<String> = meshes
+            .iter()
+            .filter_map(|m| m.as_ref().err().cloned())
+            .collect();
         let measured: Vec<&OurCell> = cells.iter().filter_map(|(_, o)| o.as_ref()).collect();
         let reason = missing.join("; ");
         if measured.is_empty() {
@@ -391,7 +428,10 @@ impl TimingTable {
         };
         let polyak_present = cells.iter().any(|(c, _)| c.polyak.is_some());
         let (coal, text) = if polyak_present {
-            (vec![POLYAK_COAL, NESTEROV_COAL], vec![POLYAK_PAPER, NESTEROV_PAPER])
+            (
+                vec![POLYAK_COAL, NESTEROV_COAL],
+                vec![POLYAK_PAPER, NESTEROV_PAPER],
+            )
         } else {
             (vec![NESTEROV_COAL], vec![NESTEROV_PAPER])
         };
@@ -403,7 +443,13 @@ impl TimingTable {
                 o.of(a).0 <= o.of(&GJK).0
             }
         };
-        let names = |algos: &[Algo]| algos.iter().map(|a| a.label).collect::<Vec<_>>().join(" and ");
+        let names = |algos: &[Algo]| {
+            algos
+                .iter()
+                .map(|a| a.label)
+                .collect::<Vec<_>>()
+                .join(" and ")
+        };
         let statement = if polyak_present {
             "Polyak and Nesterov are faster than vanilla GJK on close-proximity and shallowly intersecting pairs (§IV-B)"
         } else {
@@ -411,17 +457,35 @@ impl TimingTable {
         };
         let mut claims = Vec::new();
         for algos in [&coal, &text] {
-            let count = measured.iter().filter(|o| algos.iter().all(|a| beats(o, a))).count() as f64;
+            let count = measured
+                .iter()
+                .filter(|o| algos.iter().all(|a| beats(o, a)))
+                .count() as f64;
             claims.push(Claim::at_least(
                 &format!("{statement}; {}", names(algos)),
-                &format!("cells ({of}) where {} {} GJK", names(algos), if polyak_present { "beat" } else { "match or beat" }),
+                &format!(
+                    "cells ({of}) where {} {} GJK",
+                    names(algos),
+                    if polyak_present {
+                        "beat"
+                    } else {
+                        "match or beat"
+                    }
+                ),
                 count,
                 measured.len() as f64,
             ));
         }
         let best_speedup = measured
             .iter()
-            .map(|o| o.of(&GJK).0 / coal.iter().chain(&text).map(|a| o.of(a).0).fold(f64::INFINITY, f64::min))
+            .map(|o| {
+                o.of(&GJK).0
+                    / coal
+                        .iter()
+                        .chain(&text)
+                        .map(|a| o.of(a).0)
+                        .fold(f64::INFINITY, f64::min)
+            })
             .fold(f64::NAN, f64::max);
         claims.push(Claim::at_least(
             &format!(
@@ -432,14 +496,23 @@ impl TimingTable {
             best_speedup,
             self.paper_max_speedup / 1.1,
         ));
-        let spread = measured.iter().filter(|o| o.of(&coal[0]).1 < o.of(&GJK).1).count() as f64;
+        let spread = measured
+            .iter()
+            .filter(|o| o.of(&coal[0]).1 < o.of(&GJK).1)
+            .count() as f64;
         claims.push(Claim::at_least(
             "the accelerations reduce the spread of computation times across problems (§IV-B)",
-            &format!("cells ({of}) where {} has a smaller std than GJK", coal[0].label),
+            &format!(
+                "cells ({of}) where {} has a smaller std than GJK",
+                coal[0].label
+            ),
             spread,
             measured.len() as f64,
         ));
-        let slowest = measured.iter().map(|o| o.of(&GJK).0).fold(f64::NAN, f64::max);
+        let slowest = measured
+            .iter()
+            .map(|o| o.of(&GJK).0)
+            .fold(f64::NAN, f64::max);
         claims.push(Claim::at_most(
             "collision detection for one pair of objects takes about 1-10 µs (tutorial, slide 1)",
             "slowest GJK mean of the table (µs)",
@@ -451,7 +524,12 @@ impl TimingTable {
 
     /// One row per problem with both poses (world frame: translation, then the quaternion
     /// `x y z w`), for `tools/coal_gjk.sh` to run coal on the same problems.
-    fn problems_csv(&self, ctx: &Context, results: &Results, meshes: &[Result<&MeshEntry, String>]) -> Result<String, PaperError> {
+    fn problems_csv(
+        &self,
+        ctx: &Context,
+        results: &Results,
+        meshes: &[Result<&MeshEntry, String>],
+    ) -> Result<String, PaperError> {
         let n = meshes.len();
         let name = |k: usize| meshes[k].as_ref().map_or(String::new(), |m| m.name.clone());
         let pose = |iso: &nalgebra::Isometry3<f64>| {
@@ -464,18 +542,31 @@ impl TimingTable {
             .iter()
             .enumerate()
             .map(|(k, p)| {
-                let mut row = vec![k.to_string(), name(p.pair_id / n), name(p.pair_id % n), num(p.target)];
+                let mut row = vec![
+                    k.to_string(),
+                    name(p.pair_id / n),
+                    name(p.pair_id % n),
+                    num(p.target),
+                ];
                 row.extend(pose(&p.pair.pose_a));
                 row.extend(pose(&p.pair.pose_b));
                 row
             })
             .collect();
         let mut header = vec!["problem", "mesh_a", "mesh_b", "target_distance_m"];
-        header.extend(["ax", "ay", "az", "aqx", "aqy", "aqz", "aqw", "bx", "by", "bz", "bqx", "bqy", "bqz", "bqw"]);
+        header.extend([
+            "ax", "ay", "az", "aqx", "aqy", "aqz", "aqw", "bx", "by", "bz", "bqx", "bqy", "bqz",
+            "bqw",
+        ]);
         ctx.csv(&format!("{}-problems.csv", self.id), &header, &rows)
     }
 
-    fn csv(&self, ctx: &Context, results: &Results, meshes: &[Result<&MeshEntry, String>]) -> Result<String, PaperError> {
+    fn csv(
+        &self,
+        ctx: &Context,
+        results: &Results,
+        meshes: &[Result<&MeshEntry, String>],
+    ) -> Result<String, PaperError> {
         let n = meshes.len();
         let name = |k: usize| meshes[k].as_ref().map_or(String::new(), |m| m.name.clone());
         let mut rows = Vec::new();
@@ -500,7 +591,17 @@ impl TimingTable {
         }
         ctx.csv(
             &format!("{}.csv", self.id),
-            &["problem", "mesh_a", "mesh_b", "target_distance_m", "distance_m", "variant", "query", "iterations", "time_us"],
+            &[
+                "problem",
+                "mesh_a",
+                "mesh_b",
+                "target_distance_m",
+                "distance_m",
+                "variant",
+                "query",
+                "iterations",
+                "time_us",
+            ],
             &rows,
         )
     }
