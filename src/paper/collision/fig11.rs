@@ -23,7 +23,10 @@ pub struct Fig11;
 const ACCELERATED: [Algo; 4] = [POLYAK_COAL, POLYAK_PAPER, NESTEROV_COAL, NESTEROV_PAPER];
 
 /// The distance buckets of the figure: name and membership.
-const BUCKETS: [(&str, fn(f64) -> bool); 3] = [
+/// A distance bucket: its name and whether a signed distance (m) is in it.
+type Bucket = (&'static str, fn(f64) -> bool);
+
+const BUCKETS: [Bucket; 3] = [
     ("overlapping [−0.1, 0)", |d| d < 0.0),
     ("close (0, 0.1]", |d| d > 0.0 && d <= 0.1),
     ("distant (0.1, 1]", |d| d > 0.1),

@@ -30,8 +30,11 @@ const CUBE_HALF: f64 = 0.15;
 /// shapes has no unique solution).
 const RANGE: (f64, f64) = (0.001, 0.1);
 
-/// The paper's numbers: (N_v, N_f), ProxQP, GJK, Nesterov, Polyak (mean, std, µs).
-const PAPER: [((usize, usize), [(f64, f64); 4]); 3] = [
+/// A row of the paper's table: (N_v, N_f), then ProxQP, GJK, Nesterov, Polyak (mean,
+/// std, µs).
+type PaperRow = ((usize, usize), [(f64, f64); 4]);
+
+const PAPER: [PaperRow; 3] = [
     ((8, 6), [(5.3, 2.7), (0.2, 0.03), (0.2, 0.05), (0.2, 0.05)]),
     (
         (250, 496),
@@ -263,7 +266,7 @@ fn table(rows: &[Row]) -> (String, String) {
 }
 
 /// The paper's row matching a subject (by position: cube, ~250, ~940).
-fn paper_of(rows: &[Row], k: usize) -> Option<&((usize, usize), [(f64, f64); 4])> {
+fn paper_of(rows: &[Row], k: usize) -> Option<&PaperRow> {
     let target = match k {
         0 => 8,
         _ => rows.get(k)?.subject.vertices,
