@@ -5,9 +5,12 @@
 // 90 % averaged. Built and run by tools/coal_gjk.sh against the coal wheel of `pip install
 // pin`; Python cannot time sub-microsecond calls (a call costs about 2 µs).
 //
-// usage: coal_gjk PROBLEMS.csv MESH_ROOT RUNS > OUT.csv
-// PROBLEMS.csv: problem, mesh_a, mesh_b, target_distance_m, ax ay az aqx aqy aqz aqw,
-// bx by bz bqx bqy bqz bqw (the `gjk-tab1-problems.csv` the page writes).
+// usage: coal_gjk PROBLEMS.csv RUNS > OUT.csv
+// PROBLEMS.csv: problem, mesh_a, mesh_b, path_a, path_b, target_distance_m,
+// ax ay az aqx aqy aqz aqw, bx by bz bqx bqy bqz bqw (the `<page>-problems.csv` the
+// gjk-tab1 and cda-tab1 pages write; paths without commas). OUT.csv: per problem, variant
+// and query, coal's iterations, time, status, the distance it found and its hulls' vertex
+// counts (to check that both sides solved the same problem).
 
 #include <algorithm>
 #include <chrono>
@@ -16,6 +19,7 @@
 #include <map>
 #include <numeric>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -26,9 +30,11 @@
 
 using coal::Vec3s;
 
+// The convex hull of a mesh file (qhull, as coal builds it for pinocchio's geometry).
 static std::shared_ptr<coal::ConvexBase> load_hull(const std::string& path) {
   coal::MeshLoader loader;
   coal::BVHModelPtr_t bvh = loader.load(path, Vec3s::Ones());
+  if (!bvh || bvh->num_vertices < 4) throw std::runtime_error(path + ": fewer than 4 vertices");
   bvh->buildConvexHull(true, "Qt");
   bvh->convex->computeLocalAABB();
   return bvh->convex;
@@ -46,8 +52,8 @@ struct Variant {
 };
 
 int main(int argc, char** argv) {
-  if (argc != 4) {
-    std::cerr << "usage: coal_gjk PROBLEMS.csv MESH_ROOT RUNS\n";
+  if (argc != 3) {
+    std::cerr << "usage: coal_gjk PROBLEMS.csv RUNS\n";
     return 2;
   }
   std::ifstream in(argv[1]);
@@ -55,36 +61,51 @@ int main(int argc, char** argv) {
     std::cerr << "cannot read " << argv[1] << "\n";
     return 2;
   }
-  const std::string root = argv[2];
-  const int runs = std::max(1, std::atoi(argv[3]));
+  const int runs = std::max(1, std::atoi(argv[2]));
   const Variant variants[] = {
       {"coal GJK", coal::GJKVariant::DefaultGJK},
       {"coal Polyak", coal::GJKVariant::PolyakAcceleration},
       {"coal Nesterov", coal::GJKVariant::NesterovAcceleration},
   };
   std::map<std::string, std::shared_ptr<coal::ConvexBase>> hulls;
-  auto hull = [&](const std::string& name) {
-    auto it = hulls.find(name);
-    if (it == hulls.end()) it = hulls.emplace(name, load_hull(root + "/" + name)).first;
+  auto hull = [&](const std::string& path) {
+    auto it = hulls.find(path);
+    if (it == hulls.end()) it = hulls.emplace(path, load_hull(path)).first;
     return it->second;
   };
-  std::cout << "problem,variant,query,iterations,time_us,status\n";
+  std::cout << "problem,variant,query,iterations,time_us,status,distance_m,"
+               "hull_vertices_a,hull_vertices_b\n";
+  std::cout.precision(10);
   std::string line;
   std::getline(in, line);  // header
   while (std::getline(in, line)) {
     std::stringstream row(line);
-    std::string cell, problem, mesh_a, mesh_b;
+    std::string cell, problem, mesh_a, mesh_b, path_a, path_b;
     std::getline(row, problem, ',');
     std::getline(row, mesh_a, ',');
     std::getline(row, mesh_b, ',');
+    std::getline(row, path_a, ',');
+    std::getline(row, path_b, ',');
     std::getline(row, cell, ',');  // target distance
     std::vector<double> v;
-    while (std::getline(row, cell, ',')) v.push_back(std::stod(cell));
+    try {
+      while (std::getline(row, cell, ',')) v.push_back(std::stod(cell));
+    } catch (const std::exception&) {
+      std::cerr << "problem " << problem << ": `" << cell << "` is not a number\n";
+      return 2;
+    }
     if (v.size() != 14) {
       std::cerr << "problem " << problem << ": expected 14 pose numbers\n";
       return 2;
     }
-    const auto a = hull(mesh_a), b = hull(mesh_b);
+    std::shared_ptr<coal::ConvexBase> a, b;
+    try {
+      a = hull(path_a);
+      b = hull(path_b);
+    } catch (const std::exception& e) {
+      std::cerr << "problem " << problem << ": cannot load a mesh: " << e.what() << "\n";
+      return 2;
+    }
     const coal::Transform3s ta = pose(v, 0), tb = pose(v, 7);
     coal::details::MinkowskiDiff md;
     md.set(a.get(), b.get(), ta, tb);
@@ -100,6 +121,7 @@ int main(int argc, char** argv) {
         if (collision) gjk.setDistanceEarlyBreak(1e-4);
         const auto status = gjk.evaluate(md, guess);
         const size_t iterations = gjk.getNumIterations();
+        const double distance = gjk.distance;
         std::vector<double> times(runs);
         for (int k = 0; k < runs; ++k) {
           const auto start = std::chrono::steady_clock::now();
@@ -113,7 +135,8 @@ int main(int argc, char** argv) {
             std::accumulate(times.begin(), times.begin() + kept, 0.0) / kept;
         std::cout << problem << "," << variant.name << ","
                   << (collision ? "collision" : "distance") << "," << iterations
-                  << "," << mean << "," << static_cast<int>(status) << "\n";
+                  << "," << mean << "," << static_cast<int>(status) << "," << distance
+                  << "," << a->num_points << "," << b->num_points << "\n";
       }
     }
   }

@@ -64,7 +64,7 @@ pub const NOT_REPRODUCED: [(&str, &str); 3] = [
         "GJK++ Fig. 12 (FCL's GJK, libccd's GJK and MPR, Bullet)",
         "none of these libraries is linked here; GJK itself is compared with coal 3 \
          (HPP-FCL's successor, the papers' implementation) on the same problems by \
-         tools/coal_gjk.py (docs/collision.md)",
+         tools/coal_gjk.sh (docs/collision.md)",
     ),
     (
         "CDA Fig. 4 (duality gap along the iterations of one pair)",

@@ -280,7 +280,7 @@ impl Experiment for TimingTable {
                  floating-point fixed point (no new support point, or no decrease of ‖x‖)."
             ));
             page.data.push(self.csv(ctx, results, &meshes)?);
-            page.data.push(self.problems_csv(ctx, results, &meshes)?);
+            page.data.push(self.problems_csv(ctx, results, &meshes, &corpus.root)?);
         }
         page.notes.push(
             "Times are the mean over problems of each problem's mean of the fastest 90 % of \
@@ -522,16 +522,19 @@ impl TimingTable {
         claims
     }
 
-    /// One row per problem with both poses (world frame: translation, then the quaternion
-    /// `x y z w`), for `tools/coal_gjk.sh` to run coal on the same problems.
+    /// One row per problem with both meshes (name, and path under the corpus `root`) and
+    /// both poses (world frame: translation, then the quaternion `x y z w`), for
+    /// `tools/coal_gjk.sh` to run coal on the same problems.
     fn problems_csv(
         &self,
         ctx: &Context,
         results: &Results,
         meshes: &[Result<&MeshEntry, String>],
+        root: &std::path::Path,
     ) -> Result<String, PaperError> {
         let n = meshes.len();
         let name = |k: usize| meshes[k].as_ref().map_or(String::new(), |m| m.name.clone());
+        let path = |k: usize| root.join(name(k)).display().to_string();
         let pose = |iso: &nalgebra::Isometry3<f64>| {
             let t = iso.translation.vector;
             let q = iso.rotation.coords;
@@ -542,18 +545,22 @@ impl TimingTable {
             .iter()
             .enumerate()
             .map(|(k, p)| {
-                let mut row = vec![
-                    k.to_string(),
-                    name(p.pair_id / n),
-                    name(p.pair_id % n),
-                    num(p.target),
-                ];
+                let (i, j) = (p.pair_id / n, p.pair_id % n);
+                let mut row = vec![k.to_string(), name(i), name(j), path(i), path(j)];
+                row.push(num(p.target));
                 row.extend(pose(&p.pair.pose_a));
                 row.extend(pose(&p.pair.pose_b));
                 row
             })
             .collect();
-        let mut header = vec!["problem", "mesh_a", "mesh_b", "target_distance_m"];
+        let mut header = vec![
+            "problem",
+            "mesh_a",
+            "mesh_b",
+            "path_a",
+            "path_b",
+            "target_distance_m",
+        ];
         header.extend([
             "ax", "ay", "az", "aqx", "aqy", "aqz", "aqw", "bx", "by", "bz", "bqx", "bqy", "bqz",
             "bqw",
