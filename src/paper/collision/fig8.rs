@@ -28,6 +28,13 @@ const ALGOS: [Algo; 6] = [
     NESTEROV_COAL,
 ];
 
+/// The boxes of each panel, by family (the legend names each box's variant).
+const FAMILIES: [(&str, &[Algo]); 3] = [
+    ("GJK", &[GJK]),
+    ("Polyak", &[POLYAK_COAL, POLYAK_NORMALIZED]),
+    ("Nesterov", &[NESTEROV_RAW, NESTEROV_PAPER, NESTEROV_COAL]),
+];
+
 fn close(p: &Problem) -> bool {
     p.target > 0.0 && p.target <= 0.1
 }
@@ -41,19 +48,26 @@ fn panel(results: &Results, query: Query, time: bool) -> Panel {
             if time { "time" } else { "iterations" }
         ),
         y_label: if time { "time (µs)" } else { "iterations" }.into(),
-        y_scale: Scale::Log,
-        groups: ALGOS
+        // Linear for iterations: a collision check can take 0 counted iterations.
+        y_scale: if time { Scale::Log } else { Scale::Linear },
+        groups: FAMILIES
             .iter()
-            .map(|a| BoxGroup {
-                label: a.short.into(),
-                boxes: vec![BoxSpec {
-                    samples: results.values(a, query, close, f),
-                    color: algo_style(a).color,
-                    filled: true,
-                }],
+            .map(|(label, algos)| BoxGroup {
+                label: (*label).into(),
+                boxes: algos
+                    .iter()
+                    .map(|a| BoxSpec {
+                        samples: results.values(a, query, close, f),
+                        color: algo_style(a).color,
+                        filled: true,
+                    })
+                    .collect(),
             })
             .collect(),
-        legend: Vec::new(),
+        legend: ALGOS
+            .iter()
+            .map(|a| (a.label.to_string(), algo_style(a).color, true))
+            .collect(),
     })
 }
 
