@@ -1,5 +1,6 @@
-//! `contactbench paper`: the tables and figures of §IV of the contact models paper, each
-//! with its page (paper's numbers beside ours, claims tested on our data).
+//! `contactbench paper`: the tables and figures of §IV of the contact models paper, or of
+//! the collision papers (GJK++, "Collision Detection Accelerated"), each with its page
+//! (paper's numbers beside ours, claims tested on our data).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -7,7 +8,18 @@ use std::process::ExitCode;
 use super::out::outln;
 use anyhow::Context;
 use contactbench::paper::verdicts::Verdicts;
-use contactbench::paper::{experiments, run_paper, Options};
+use contactbench::paper::{collision, experiments, run_paper, Options};
+
+/// Which paper's tables and figures a run makes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Paper {
+    /// "Contact Models in Robotics: a Comparative Analysis", §IV.
+    #[default]
+    Contact,
+    /// GJK++ and "Collision Detection Accelerated" (alias: gjk).
+    #[value(alias = "gjk")]
+    Collision,
+}
 
 /// Arguments of `contactbench paper`.
 #[derive(Debug, clap::Args)]
@@ -19,7 +31,10 @@ pub struct Args {
     /// Replace an earlier output of contactbench at `--out`.
     #[arg(long)]
     pub force: bool,
-    /// Experiments to run, comma separated (default: all of them).
+    /// The paper whose experiments run when `--only` is not given.
+    #[arg(long, value_enum, default_value_t = Paper::Contact)]
+    pub paper: Paper,
+    /// Experiments to run, comma separated, of either paper (default: all of `--paper`).
     #[arg(long, value_delimiter = ',')]
     pub only: Vec<String>,
     /// The CI size: smaller grids and shorter runs.
@@ -43,8 +58,8 @@ pub struct Args {
 /// failure).
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.list {
-        for e in experiments::all() {
-            outln!("{:<6} {:<18} {}", e.id(), e.paper_ref(), e.title());
+        for e in experiments::all().into_iter().chain(collision::all()) {
+            outln!("{:<9} {:<18} {}", e.id(), e.paper_ref(), e.title());
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -54,8 +69,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .map(Verdicts::read)
         .transpose()?;
     let earlier = args.earlier.as_deref().map(Verdicts::read).transpose()?;
+    let only = if args.only.is_empty() && args.paper == Paper::Collision {
+        collision::ids().into_iter().map(String::from).collect()
+    } else {
+        args.only
+    };
     let options = Options {
-        only: args.only,
+        only,
         quick: args.quick,
         force: args.force,
         earlier,
@@ -65,13 +85,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     for line in &outcome.lines {
         match &line.outcome {
             Ok(page) => outln!(
-                "{:<6} {:<18} {}  ({:.1} s)",
+                "{:<9} {:<18} {}  ({:.1} s)",
                 line.id,
                 line.paper_ref,
                 page.tally().text(),
                 line.seconds
             ),
-            Err(e) => outln!("{:<6} {:<18} ERROR: {e}", line.id, line.paper_ref),
+            Err(e) => outln!("{:<9} {:<18} ERROR: {e}", line.id, line.paper_ref),
         }
     }
     outln!("summary: {}", outcome.summary.display());

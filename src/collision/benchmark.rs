@@ -1,14 +1,16 @@
-//! The GJK++ §IV protocol: seeded random pairs (ellipsoids, convex hulls) with uniform
-//! random orientations, placed at controlled signed distances, and the measurement of
-//! GJK iterations and times per variant. Used by `contactbench collision-bench` and by
-//! `benches/collision.rs`.
+//! The GJK++ §IV protocol: seeded random pairs (ellipsoids with semi-axes drawn from
+//! `N(0.1, 0.025)` m, convex hulls) with uniform random orientations, each pose placed at
+//! a list of fixed signed distances along the axis of its closest points, GJK started
+//! from the difference of the bounding-box centres, and each problem timed as the mean
+//! of the fastest 90 % of 100 runs. Used by `contactbench collision-bench`, the collision
+//! pages of `contactbench paper` and `benches/collision.rs`.
 
 use std::time::Instant;
 
 use nalgebra::{Isometry3, Quaternion, Translation3, UnitQuaternion, Vector3};
 use rand::{Rng, RngExt};
 
-use super::contact::{signed_distance, ContactSettings};
+use super::contact::{local_centre, signed_distance, ContactSettings};
 use super::error::CollisionError;
 use super::gjk::{gjk, GjkQuery, GjkResult, GjkSettings, GjkVariant, MinkowskiDifference};
 use super::shape::{Core, Shape};
@@ -53,6 +55,22 @@ pub fn random_direction<R: Rng>(rng: &mut R) -> Vector3<f64> {
 /// An ellipsoid with semi-axes drawn uniformly in `[min, max]` (m).
 pub fn random_ellipsoid<R: Rng>(rng: &mut R, min: f64, max: f64) -> Result<Shape, CollisionError> {
     Shape::ellipsoid(Vector3::from_fn(|_, _| rng.random_range(min..=max)))
+}
+
+/// A standard normal draw (Box-Muller, from two uniforms in (0, 1]).
+pub fn standard_normal<R: Rng>(rng: &mut R) -> f64 {
+    let u1: f64 = 1.0 - rng.random::<f64>();
+    let u2: f64 = rng.random();
+    (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+}
+
+/// An ellipsoid with semi-axes drawn from `N(mean, std)` (m), each floored at
+/// `mean / 10` so that no draw is flat or negative (the papers' ellipsoids:
+/// `N(0.1, 0.025)`, where the floor is 4 standard deviations away).
+pub fn normal_ellipsoid<R: Rng>(rng: &mut R, mean: f64, std: f64) -> Result<Shape, CollisionError> {
+    Shape::ellipsoid(Vector3::from_fn(|_, _| {
+        (mean + std * standard_normal(rng)).max(mean / 10.0)
+    }))
 }
 
 /// Radius of a ball around the frame's origin containing the shape (m).
@@ -104,12 +122,80 @@ pub fn place_at_distance(
     })
 }
 
-/// One GJK run on a placed pair from the centre difference (GJK++'s `x₀ = c¹ − c²`).
-pub fn run_gjk(pair: &PlacedPair, settings: &GjkSettings, simplex: &mut Simplex) -> GjkResult {
+/// One random relative pose of `a` and `b` (uniform orientations and direction) set to
+/// each of `targets` (m): B comes from far away along the direction, then moves along the
+/// normal of the closest points by the distance error, as GJK++ §IV does ("we translate
+/// the shapes along the axis given by their closest points"). The signed distance of each
+/// placement is measured (GJK, or EPA when the shapes overlap).
+pub fn place_at_distances<R: Rng>(
+    rng: &mut R,
+    a: &Shape,
+    b: &Shape,
+    targets: &[f64],
+) -> Result<Vec<PlacedPair>, CollisionError> {
+    let (rotation_a, rotation_b) = (random_rotation(rng), random_rotation(rng));
+    let direction = random_direction(rng);
+    let settings = ContactSettings::default();
+    let pose_a = Isometry3::from_parts(Translation3::identity(), rotation_a);
+    let far = bounding_radius(a) + bounding_radius(b) + 1.0;
+    let far_pose = Isometry3::from_parts(Translation3::from(direction * far), rotation_b);
+    let first = signed_distance(a, &pose_a, b, &far_pose, &settings, None)?;
+    targets
+        .iter()
+        .map(|target| {
+            let mut pose_b = far_pose;
+            pose_b.translation.vector += first.normal * (target - first.distance);
+            let measured = signed_distance(a, &pose_a, b, &pose_b, &settings, None)?;
+            Ok(PlacedPair {
+                a: a.clone(),
+                b: b.clone(),
+                pose_a,
+                pose_b,
+                distance: measured.distance,
+            })
+        })
+        .collect()
+}
+
+/// GJK++'s initial guess `x₀ = c¹ − c²`, the difference of the shapes' bounding-box
+/// centres, in the frame of A.
+pub fn centre_guess(pair: &PlacedPair) -> Vector3<f64> {
     let b_in_a = pair.pose_a.inv_mul(&pair.pose_b);
-    let x0 = -b_in_a.translation.vector;
+    local_centre(&pair.a) - b_in_a.transform_point(&local_centre(&pair.b).into()).coords
+}
+
+/// One GJK run on a placed pair from `x0` (A's frame).
+pub fn run_gjk_from(
+    pair: &PlacedPair,
+    x0: &Vector3<f64>,
+    settings: &GjkSettings,
+    simplex: &mut Simplex,
+) -> GjkResult {
+    let b_in_a = pair.pose_a.inv_mul(&pair.pose_b);
     let mut diff = MinkowskiDifference::new(&pair.a, &pair.b, b_in_a);
-    gjk(&mut diff, &x0, settings, simplex)
+    gjk(&mut diff, x0, settings, simplex)
+}
+
+/// One GJK run on a placed pair from the bounding-box centres ([`centre_guess`]).
+pub fn run_gjk(pair: &PlacedPair, settings: &GjkSettings, simplex: &mut Simplex) -> GjkResult {
+    run_gjk_from(pair, &centre_guess(pair), settings, simplex)
+}
+
+/// Mean wall time (µs) of the fastest `keep` fraction of `runs` timed calls of `f`
+/// (GJK++ §IV: "we solve each problem 100 times ... and report the average of the 90 %
+/// lowest computation times").
+pub fn mean_of_fastest<F: FnMut()>(runs: usize, keep: f64, mut f: F) -> f64 {
+    let runs = runs.max(1);
+    let mut times: Vec<f64> = (0..runs)
+        .map(|_| {
+            let start = Instant::now();
+            f();
+            start.elapsed().as_secs_f64() * 1e6
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    let kept = ((runs as f64 * keep).round() as usize).clamp(1, runs);
+    times[..kept].iter().sum::<f64>() / kept as f64
 }
 
 /// GJK settings for a variant and query; for a collision query the threshold is the

@@ -87,7 +87,7 @@ fn check_pose(pose: &Isometry3<f64>, what: &str) -> Result<(), CollisionError> {
 }
 
 /// Centre of a shape's bounding box in its frame (the GJK initial guess, GJK++ §II).
-fn local_centre(shape: &Shape) -> Vector3<f64> {
+pub fn local_centre(shape: &Shape) -> Vector3<f64> {
     match &shape.core {
         Core::Hull(hull) => hull.centre(),
         _ => Vector3::zeros(),

@@ -30,6 +30,23 @@ pub enum CollisionError {
         /// Index of the vertex.
         index: usize,
     },
+    /// A mesh's points span no volume (they are coplanar, collinear or a single point).
+    #[error("mesh {source_name} is flat: its points span no volume")]
+    FlatMesh {
+        /// File or description of the mesh.
+        source_name: String,
+    },
+    /// An algorithm cannot handle a shape (no projection, no conic description).
+    #[error("{algorithm} does not handle a {core} shape")]
+    UnsupportedShape {
+        /// The algorithm (`NESMINO`, `the collision QP`).
+        algorithm: &'static str,
+        /// The shape's core (`cylinder`, `convex hull with an inflation radius`).
+        core: &'static str,
+    },
+    /// The generic QP solver refused the collision QP or did not solve it.
+    #[error("collision QP: {0}")]
+    Qp(String),
     /// A mesh file could not be read or parsed.
     #[error("cannot read mesh file {path}: {source}")]
     MeshFile {

@@ -6,7 +6,7 @@
 //! Everything is computed in the frame of shape A; `B` is placed by the pose of B in A.
 //! Shapes are searched through their cores: inflation radii are added by the caller.
 
-use nalgebra::{Isometry3, Vector3};
+use nalgebra::{Isometry3, Matrix3, Vector3};
 
 use super::shape::Shape;
 use super::simplex::{Simplex, SupportPoint};
@@ -20,6 +20,9 @@ pub enum GjkVariant {
     Vanilla,
     /// Polyak (heavy-ball) momentum on the support direction (Alg. 6, `y = x`).
     Polyak,
+    /// Polyak momentum with the normalization of Alg. 7 applied to its two terms (GJK++
+    /// Fig. 8 measures it; the paper keeps Polyak unnormalized).
+    PolyakNormalized,
     /// Nesterov momentum (Alg. 6, `y = δx + (1−δ)s_prev`), with or without the
     /// normalization of Alg. 7 (recommended for non-strictly convex shapes).
     Nesterov {
@@ -29,14 +32,53 @@ pub enum GjkVariant {
 }
 
 impl GjkVariant {
-    /// Short name used in tables and bench ids (`vanilla`, `polyak`, `nesterov`,
-    /// `nesterov-raw` for Nesterov without normalization).
+    /// Short name used in tables and bench ids (`vanilla`, `polyak`, `polyak-norm`,
+    /// `nesterov`, `nesterov-raw` for Nesterov without normalization).
     pub fn name(&self) -> &'static str {
         match self {
             GjkVariant::Vanilla => "vanilla",
             GjkVariant::Polyak => "polyak",
+            GjkVariant::PolyakNormalized => "polyak-norm",
             GjkVariant::Nesterov { normalize: true } => "nesterov",
             GjkVariant::Nesterov { normalize: false } => "nesterov-raw",
+        }
+    }
+}
+
+/// How the momentum parameter `δ_k` of Alg. 6 evolves with the iteration `k`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MomentumSchedule {
+    /// The text of GJK++ (Alg. 5-7, eq. 26-28): `δ_k = (k+1)/(k+3)` for every variant.
+    #[default]
+    Paper,
+    /// HPP-FCL / coal 3, the implementation GJK++ measured: Polyak `δ_k = 1/(k+1)`;
+    /// Nesterov `δ_k = (k+2)/(k+3)` with the normalization of Alg. 7, `(k+1)/(k+3)`
+    /// without. Coal normalizes only pairs that are not both strictly convex: on two
+    /// ellipsoids, normalized Nesterov with this `δ` can need thousands of iterations to
+    /// reach a duality gap of 1e-12.
+    Coal,
+}
+
+impl MomentumSchedule {
+    /// `δ_k` of `variant` at iteration `k` (Alg. 6 line 1).
+    pub fn delta(self, variant: GjkVariant, k: usize) -> f64 {
+        let k = k as f64;
+        match (self, variant) {
+            (MomentumSchedule::Coal, GjkVariant::Polyak | GjkVariant::PolyakNormalized) => {
+                1.0 / (k + 1.0)
+            }
+            (MomentumSchedule::Coal, GjkVariant::Nesterov { normalize: true }) => {
+                (k + 2.0) / (k + 3.0)
+            }
+            _ => (k + 1.0) / (k + 3.0),
+        }
+    }
+
+    /// `coal` or `paper`.
+    pub fn name(self) -> &'static str {
+        match self {
+            MomentumSchedule::Coal => "coal",
+            MomentumSchedule::Paper => "paper",
         }
     }
 }
@@ -55,11 +97,25 @@ pub enum GjkQuery {
     },
 }
 
+/// Why GJK returned a separation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SeparationStop {
+    /// The Frank-Wolfe duality gap `2⟨x, x − S_D(x)⟩` reached the tolerance (eq. 17).
+    DualityGap,
+    /// The support point in direction `x` is already in the simplex: no progress is
+    /// possible in floating point.
+    NoNewSupport,
+    /// `‖x‖` did not decrease: round-off has won.
+    NoProgress,
+}
+
 /// Settings of one GJK call.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct GjkSettings {
     /// Variant (default vanilla).
     pub variant: GjkVariant,
+    /// Momentum schedule of the accelerated variants (default the paper's).
+    pub schedule: MomentumSchedule,
     /// Query (default distance).
     pub query: GjkQuery,
     /// Tolerance `ε` on the duality gap `g(x) = 2⟨x, x − s⟩` (m², eq. 17/32; default
@@ -75,6 +131,7 @@ impl Default for GjkSettings {
     fn default() -> Self {
         Self {
             variant: GjkVariant::Vanilla,
+            schedule: MomentumSchedule::Paper,
             query: GjkQuery::Distance,
             tolerance: 1e-12,
             max_iterations: 256,
@@ -95,6 +152,8 @@ pub enum GjkResult {
         point_b: Vector3<f64>,
         /// Iterations used.
         iterations: usize,
+        /// What stopped GJK.
+        stop: SeparationStop,
     },
     /// Boolean query only: a separating plane proves the cores are farther apart than the
     /// threshold; `lower_bound` is the distance that plane certifies (Alg. 2).
@@ -140,8 +199,12 @@ pub struct MinkowskiDifference<'a> {
     a: &'a Shape,
     b: &'a Shape,
     b_in_a: Isometry3<f64>,
+    /// The rotation of `b_in_a` as a matrix: two matrix-vector products per support call
+    /// instead of two quaternion rotations.
+    rotation: Matrix3<f64>,
     hint_a: usize,
     hint_b: usize,
+    support_calls: usize,
 }
 
 impl<'a> MinkowskiDifference<'a> {
@@ -151,9 +214,34 @@ impl<'a> MinkowskiDifference<'a> {
             a,
             b,
             b_in_a,
+            rotation: b_in_a.rotation.to_rotation_matrix().into_inner(),
             hint_a: usize::MAX,
             hint_b: usize::MAX,
+            support_calls: 0,
         }
+    }
+
+    /// Sum of the two shapes' inflation radii (m): the cores are searched, the radii added
+    /// by the caller.
+    pub fn inflation(&self) -> f64 {
+        self.a.radius + self.b.radius
+    }
+
+    /// Support of the inflated shapes: `S_D(d)` of the cores moved by the radii along
+    /// `−d/‖d‖` (the support of a ball of radius `r` in direction `−d`).
+    pub fn inflated_support(&mut self, d: &Vector3<f64>) -> SupportPoint {
+        let mut s = self.support(d);
+        if let Some(unit) = d.try_normalize(0.0) {
+            s.a -= unit * self.a.radius;
+            s.b += unit * self.b.radius;
+            s.w = s.a - s.b;
+        }
+        s
+    }
+
+    /// Support calls made on `D` since it was built.
+    pub fn support_calls(&self) -> usize {
+        self.support_calls
     }
 
     /// Pose of B in A's frame.
@@ -163,10 +251,11 @@ impl<'a> MinkowskiDifference<'a> {
 
     /// `S_D(d) = argmin_{s ∈ D} ⟨d, s⟩ = S_A(−d) − S_B(d)` (eq. 8, 11).
     pub fn support(&mut self, d: &Vector3<f64>) -> SupportPoint {
+        self.support_calls += 1;
         let a = self.a.local_support_hinted(&-d, &mut self.hint_a);
-        let d_in_b = self.b_in_a.rotation.inverse_transform_vector(d);
+        let d_in_b = self.rotation.tr_mul(d);
         let b_local = self.b.local_support_hinted(&d_in_b, &mut self.hint_b);
-        let b = self.b_in_a.transform_point(&b_local.into()).coords;
+        let b = self.rotation * b_local + self.b_in_a.translation.vector;
         SupportPoint { w: a - b, a, b }
     }
 }
@@ -174,15 +263,17 @@ impl<'a> MinkowskiDifference<'a> {
 /// The momentum state of Alg. 6 (`d_{k−1}`, `s_{k−1}`), switched off by eq. (32).
 struct Momentum {
     variant: GjkVariant,
+    schedule: MomentumSchedule,
     active: bool,
     previous_direction: Vector3<f64>,
     previous_support: Vector3<f64>,
 }
 
 impl Momentum {
-    fn new(variant: GjkVariant, x0: Vector3<f64>) -> Self {
+    fn new(variant: GjkVariant, schedule: MomentumSchedule, x0: Vector3<f64>) -> Self {
         Self {
             variant,
+            schedule,
             active: variant != GjkVariant::Vanilla,
             previous_direction: x0,
             previous_support: x0,
@@ -194,29 +285,30 @@ impl Momentum {
         if !self.active {
             return *x;
         }
-        let delta = (k as f64 + 1.0) / (k as f64 + 3.0);
+        let delta = self.schedule.delta(self.variant, k);
         match self.variant {
             GjkVariant::Vanilla => *x,
-            GjkVariant::Polyak => {
-                // HPP-FCL's schedule for Polyak, δ = 1/(k+1): the paper's (k+1)/(k+3)
-                // was measured slower than vanilla on shallow overlaps here.
-                let polyak = 1.0 / (k as f64 + 1.0);
-                self.previous_direction * polyak + x * (1.0 - polyak)
-            }
+            // Eq. (26a): d_k = δ d_{k−1} + (1 − δ) x_k (the gradient 2x up to scale, eq. 9).
+            GjkVariant::Polyak => self.previous_direction * delta + x * (1.0 - delta),
+            GjkVariant::PolyakNormalized => normalized_mix(&self.previous_direction, x, delta),
             GjkVariant::Nesterov { normalize } => {
+                // Eq. (28a): y_k = δ x_k + (1 − δ) s_{k−1}.
                 let y = x * delta + self.previous_support * (1.0 - delta);
                 if normalize {
-                    let d_prev = self.previous_direction.try_normalize(0.0);
-                    let grad = y.try_normalize(0.0);
-                    match (d_prev, grad) {
-                        (Some(d), Some(g)) => d * delta + g * (1.0 - delta),
-                        _ => *x,
-                    }
+                    normalized_mix(&self.previous_direction, &y, delta)
                 } else {
                     self.previous_direction * delta + y * (1.0 - delta)
                 }
             }
         }
+    }
+}
+
+/// Eq. (33): `δ d/‖d‖ + (1 − δ) g/‖g‖`, or `g` when a term is zero.
+fn normalized_mix(d: &Vector3<f64>, g: &Vector3<f64>, delta: f64) -> Vector3<f64> {
+    match (d.try_normalize(0.0), g.try_normalize(0.0)) {
+        (Some(d), Some(g_unit)) => d * delta + g_unit * (1.0 - delta),
+        _ => *g,
     }
 }
 
@@ -236,7 +328,7 @@ pub fn gjk(
     } else {
         Vector3::x()
     };
-    let mut momentum = Momentum::new(settings.variant, x);
+    let mut momentum = Momentum::new(settings.variant, settings.schedule, x);
     let mut first = true;
     for k in 0..settings.max_iterations {
         let iterations = k + 1;
@@ -260,18 +352,18 @@ pub fn gjk(
             // Fixed-point / duality-gap criterion, eq. (32), Alg. 6 lines 5-7.
             if duality_gap(&x, &s.w) <= eps {
                 if !momentum.active {
-                    return separated(simplex, iterations);
+                    return separated(simplex, iterations, SeparationStop::DualityGap);
                 }
                 momentum.active = false;
                 s = diff.support(&x);
                 if duality_gap(&x, &s.w) <= eps {
-                    return separated(simplex, iterations);
+                    return separated(simplex, iterations, SeparationStop::DualityGap);
                 }
             }
             if simplex.contains(&s.w) {
                 if !momentum.active {
                     // No new support point: numerically converged.
-                    return separated(simplex, iterations);
+                    return separated(simplex, iterations, SeparationStop::NoNewSupport);
                 }
                 momentum.active = false;
                 continue;
@@ -289,7 +381,7 @@ pub fn gjk(
         }
         if !momentum.active && simplex.len() > 1 && norm2 >= previous_norm2 && k > 0 {
             // Vanilla GJK must decrease ‖x‖; no decrease means round-off has won.
-            return separated(simplex, iterations);
+            return separated(simplex, iterations, SeparationStop::NoProgress);
         }
     }
     GjkResult::NotConverged {
@@ -307,12 +399,40 @@ fn duality_gap(x: &Vector3<f64>, s: &Vector3<f64>) -> f64 {
     2.0 * x.dot(&(x - s))
 }
 
-fn separated(simplex: &Simplex, iterations: usize) -> GjkResult {
+fn separated(simplex: &Simplex, iterations: usize, stop: SeparationStop) -> GjkResult {
     let (point_a, point_b) = simplex.witnesses();
     GjkResult::Separated {
         distance: (point_a - point_b).norm(),
         point_a,
         point_b,
         iterations,
+        stop,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_schedules_are_the_paper_and_coal_rules() {
+        let nesterov = GjkVariant::Nesterov { normalize: true };
+        let raw = GjkVariant::Nesterov { normalize: false };
+        for k in [0, 1, 7] {
+            let kf = k as f64;
+            let paper = (kf + 1.0) / (kf + 3.0);
+            for v in [GjkVariant::Polyak, nesterov, raw] {
+                assert_eq!(MomentumSchedule::Paper.delta(v, k), paper);
+            }
+            assert_eq!(
+                MomentumSchedule::Coal.delta(GjkVariant::Polyak, k),
+                1.0 / (kf + 1.0)
+            );
+            assert_eq!(
+                MomentumSchedule::Coal.delta(nesterov, k),
+                (kf + 2.0) / (kf + 3.0)
+            );
+            assert_eq!(MomentumSchedule::Coal.delta(raw, k), paper);
+        }
     }
 }

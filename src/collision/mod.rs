@@ -7,6 +7,9 @@
 //! - [`gjk`]: GJK as fully-corrective Frank-Wolfe, with Polyak / Nesterov momentum
 //!   (GJK++, Alg. 4, 6, 7 and eq. 32).
 //! - [`epa`]: penetration depth and normal.
+//! - [`frank_wolfe`], [`nesmino`] (with [`projection`]), [`qp`]: the baselines GJK++ and
+//!   "Collision Detection Accelerated" compare GJK with: Frank-Wolfe (Alg. 1), NESMINO
+//!   (Qin & An) and the collision QP of eq. (2) solved by clarabel.
 //! - [`contact`](mod@contact): one pair → [`Contact`] (normal from A to B, frame `[t1, t2, n]`).
 //! - [`broadphase`]: bounding boxes, sweep-and-prune, pair filters.
 //! - [`detector`]: the simulator's contacts of a fixed list of pairs, step after step.
@@ -19,8 +22,12 @@ pub mod contact;
 pub mod detector;
 pub mod epa;
 pub mod error;
+pub mod frank_wolfe;
 pub mod gjk;
 pub mod mesh;
+pub mod nesmino;
+pub mod projection;
+pub mod qp;
 pub mod scene;
 pub mod shape;
 pub mod simplex;
@@ -35,7 +42,7 @@ pub use contact::{contact, contact_frame, signed_distance, Contact, ContactSetti
 pub use detector::{ContactDetector, DetectionOutcomes};
 pub use epa::{EpaResult, EpaSettings};
 pub use error::CollisionError;
-pub use gjk::{GjkQuery, GjkResult, GjkSettings, GjkVariant};
+pub use gjk::{GjkQuery, GjkResult, GjkSettings, GjkVariant, MomentumSchedule, SeparationStop};
 pub use mesh::ConvexHull;
 pub use scene::{
     detect_contacts, detect_contacts_warm, CollisionObject, PairContact, WarmStartCache,

@@ -11,6 +11,7 @@
 //! and ContactBench has no script for it), see [`NOT_REPRODUCED`].
 
 pub mod claims;
+pub mod collision;
 pub mod earlier;
 pub mod experiments;
 pub mod internal;
@@ -75,7 +76,7 @@ pub enum PaperError {
         reason: String,
     },
     /// The selection names an unknown experiment.
-    #[error("unknown experiment '{0}' (known: {known})", known = experiments::ids().join(", "))]
+    #[error("unknown experiment '{0}' (known: {known})", known = known_ids().join(", "))]
     UnknownExperiment(String),
     /// The run cache was poisoned by a panic in another experiment.
     #[error("the run cache is unusable after a panic in another experiment")]
@@ -216,12 +217,22 @@ impl PaperOutcome {
     }
 }
 
-/// The experiments of `options`, in the paper's order.
+/// Every experiment id: the contact models paper's, then the collision papers'
+/// ([`collision`], selected by id with `--only` or by `contactbench paper --paper collision`).
+pub fn known_ids() -> Vec<&'static str> {
+    let mut ids = experiments::ids();
+    ids.extend(collision::ids());
+    ids
+}
+
+/// The experiments of `options`, in the papers' order (all of the contact models paper's
+/// when `only` is empty).
 fn selection(options: &Options) -> Result<Vec<&'static dyn Experiment>, PaperError> {
-    let all = experiments::all();
     if options.only.is_empty() {
-        return Ok(all);
+        return Ok(experiments::all());
     }
+    let mut all = experiments::all();
+    all.extend(collision::all());
     for id in &options.only {
         if !all.iter().any(|e| e.id() == id.trim()) {
             return Err(PaperError::UnknownExperiment(id.clone()));
@@ -357,8 +368,12 @@ fn write_all(
         seconds: started.elapsed().as_secs_f64(),
     };
     let summary = dir.join("README.md");
-    std::fs::write(&summary, summary_markdown(&lines, &stamp, &NOT_REPRODUCED))
-        .map_err(|e| Context::io(&summary, e))?;
+    let text = if chosen.iter().all(|e| collision::is_collision(e.id())) {
+        collision::summary_markdown(&lines, options.quick)
+    } else {
+        summary_markdown(&lines, &stamp, &NOT_REPRODUCED)
+    };
+    std::fs::write(&summary, text).map_err(|e| Context::io(&summary, e))?;
     let verdicts = Verdicts::of(&lines, &stamp.commit, options.quick);
     write_json(&dir.join("paper.json"), &verdicts)?;
     if let Some(earlier) = &options.earlier {
