@@ -20,5 +20,7 @@ pub use factory::{SolverFactory, UserSolver};
 pub use params::StepParameters;
 pub use runner::{simulate, SimulationError};
 pub use scenario::{RobotError, Scenario, ScenarioError};
-pub use step::{Simulator, StepError, StepMetrics, StepSummary};
+pub use step::{
+    Simulator, StepDerivativeError, StepDerivatives, StepError, StepMetrics, StepSummary,
+};
 pub use world::World;

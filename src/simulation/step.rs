@@ -24,6 +24,10 @@ use nalgebra::{DVector, Isometry3, Vector3};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+mod derivatives;
+
+pub use derivatives::{StepDerivativeError, StepDerivatives};
+
 use super::params::StepParameters;
 use super::recorder::{ContactRecord, StageTimings, StepRecord};
 use super::scenario::ExternalForce;
@@ -188,6 +192,8 @@ pub struct Simulator {
     /// state the next step starts from, whose dynamics stage reuses them (cleared when
     /// `q` moves).
     placements_at_q: bool,
+    /// A generalized force added to every step ([`Simulator::set_added_torque`]).
+    added_torque: Option<DVector<f64>>,
 }
 
 impl Simulator {
@@ -255,6 +261,7 @@ impl Simulator {
             timings: StageTimings::default(),
             collision: DetectionOutcomes::default(),
             placements_at_q: false,
+            added_torque: None,
         }
     }
 
@@ -410,6 +417,9 @@ impl Simulator {
         )?;
         b.generalized_force.copy_from(&b.tau);
         b.generalized_force -= &self.data.tau;
+        if let Some(added) = &self.added_torque {
+            b.generalized_force += added;
+        }
         let t = self.step as f64 * self.params.dt;
         self.world
             .add_external_forces(&self.data, &self.forces, t, &mut b.generalized_force)
