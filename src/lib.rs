@@ -14,6 +14,7 @@
 //! - [`collision`]: shapes, GJK (vanilla, Polyak, Nesterov), EPA, broad phase, contacts.
 //! - [`problem`]: the contact problem `(G, g, μ, R)`, friction cones, problem files.
 //! - [`solvers`]: the solver trait, the solver shell and the twelve solvers, one file each.
+//! - [`derivatives`]: derivatives of a solver's answer (implicit, and finite differences).
 //! - [`simulation`]: time stepping, scenarios, recording, sweeps.
 //! - [`metrics`]: one ruler for every solver (residuals, energy, consistency).
 //! - [`corpus`]: problem files × solvers, judged by one ruler, performance profiles.
@@ -79,6 +80,7 @@
 
 pub mod collision;
 pub mod corpus;
+pub mod derivatives;
 pub mod dynamics;
 pub mod metrics;
 pub mod model;

@@ -156,7 +156,7 @@ fn log3(r: &UnitQuaternion<f64>) -> Vector3<f64> {
 }
 
 /// `V(ω) = I + (1 − cos θ)/θ² [ω]× + (θ − sin θ)/θ³ [ω]×²`, θ = ‖ω‖ (series near 0).
-fn left_jacobian_so3(w: &Vector3<f64>) -> Matrix3<f64> {
+pub(super) fn left_jacobian_so3(w: &Vector3<f64>) -> Matrix3<f64> {
     let t2 = w.norm_squared();
     let t = t2.sqrt();
     let (a, b) = if t < 1e-3 {

@@ -99,7 +99,7 @@ pub fn normal_bias(contact: &ContactState, params: &StepParameters) -> f64 {
 
 /// Restitution acts on a contact that was not pushing and approaches faster than the
 /// threshold, when `e > 0`.
-fn restitution_applies(contact: &ContactState, params: &StepParameters) -> bool {
+pub(crate) fn restitution_applies(contact: &ContactState, params: &StepParameters) -> bool {
     params.restitution > 0.0
         && contact.was_inactive
         && contact.normal_velocity < -params.restitution_threshold

@@ -18,5 +18,5 @@ pub mod world;
 pub use factory::{SolverFactory, UserSolver};
 pub use runner::{simulate, SimulationError};
 pub use scenario::{RobotError, Scenario, ScenarioError, StepMetrics};
-pub use step::{Simulator, StepError, StepSummary};
+pub use step::{Simulator, StepDerivativeError, StepDerivatives, StepError, StepSummary};
 pub use world::World;

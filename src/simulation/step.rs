@@ -23,6 +23,10 @@ use std::time::Instant;
 use nalgebra::{DVector, Isometry3, Vector3};
 use thiserror::Error;
 
+mod derivatives;
+
+pub use derivatives::{StepDerivativeError, StepDerivatives};
+
 use super::recorder::{ContactRecord, StageTimings, StepRecord};
 use super::scenario::{ExternalForce, StepMetrics};
 use super::world::{ActuationWorkspace, World};
@@ -170,6 +174,8 @@ pub struct Simulator {
     /// state the next step starts from, whose dynamics stage reuses them (cleared when
     /// `q` moves).
     placements_at_q: bool,
+    /// A generalized force added to every step ([`Simulator::set_added_torque`]).
+    added_torque: Option<DVector<f64>>,
 }
 
 impl Simulator {
@@ -237,6 +243,7 @@ impl Simulator {
             timings: StageTimings::default(),
             collision: DetectionOutcomes::default(),
             placements_at_q: false,
+            added_torque: None,
         }
     }
 
@@ -392,6 +399,9 @@ impl Simulator {
         )?;
         b.generalized_force.copy_from(&b.tau);
         b.generalized_force -= &self.data.tau;
+        if let Some(added) = &self.added_torque {
+            b.generalized_force += added;
+        }
         let t = self.step as f64 * self.params.dt;
         self.world
             .add_external_forces(&self.data, &self.forces, t, &mut b.generalized_force)
