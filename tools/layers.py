@@ -18,7 +18,7 @@ from pathlib import Path
 
 # Lowest first; a module may name only modules before it.
 LAYERS = ["output", "model", "dynamics", "collision", "problem", "metrics", "solvers",
-          "simulation", "report", "corpus", "paper", "cli"]
+          "derivatives", "simulation", "report", "corpus", "paper", "cli"]
 LIBRARY = "contactbench"
 
 

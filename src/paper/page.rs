@@ -1,7 +1,54 @@
 //! An experiment's page (Markdown) and the summary page that links them all.
 
+use std::collections::BTreeSet;
+
 use super::claims::{num, Claim, Comparison, Verdict};
-use super::earlier::Changes;
+
+/// One earlier claim whose verdict differs now, beside one claim that tests it now
+/// (`now` empty: the claim is no longer made).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Change {
+    /// The earlier claim.
+    pub earlier: String,
+    /// Its earlier verdict.
+    pub earlier_verdict: String,
+    /// Its earlier measured numbers.
+    pub earlier_measured: String,
+    /// The claim made now (its text), empty when none is.
+    pub now: String,
+    /// Its verdict now (`holds`, `does not hold`, `not measurable`, `not evaluated`).
+    pub now_verdict: String,
+    /// Why the verdict differs.
+    pub why: String,
+}
+
+/// An experiment's verdicts beside an earlier run's.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Changes {
+    /// The earlier run's commit.
+    pub commit: String,
+    /// The earlier run had this experiment.
+    pub found: bool,
+    /// Claims of the earlier run.
+    pub earlier: usize,
+    /// Earlier claims whose every matching claim has the same verdict now.
+    pub unchanged: usize,
+    /// The verdicts that differ, and the earlier claims no longer made.
+    pub changed: Vec<Change>,
+    /// Claims made now that match no earlier claim (text, verdict).
+    pub new: Vec<(String, String)>,
+}
+
+impl Changes {
+    /// Earlier claims with at least one verdict that differs now.
+    pub fn changed_claims(&self) -> usize {
+        self.changed
+            .iter()
+            .map(|c| c.earlier.as_str())
+            .collect::<BTreeSet<_>>()
+            .len()
+    }
+}
 
 /// What an experiment found, rendered as its page.
 #[derive(Debug, Clone, Default)]
@@ -381,7 +428,7 @@ pub struct SummaryLine {
 /// Where and at what size the summary was written.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Stamp {
-    /// The commit of the source the binary was built from (`abc1234`, `+` local changes).
+    /// The commit of the source the binary was built from (`abc1234`).
     pub commit: String,
     /// The date (UTC, `YYYY-MM-DD`).
     pub date: String,

@@ -4,7 +4,6 @@
 //! against `.ci/paper_verdicts_quick.json`).
 
 use std::path::Path;
-use std::process::Command;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
@@ -16,7 +15,7 @@ use super::PaperError;
 /// The verdicts of a run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Verdicts {
-    /// The source's commit (`abc1234`, `+` when the source had local changes).
+    /// The source's commit (`abc1234`, read from the checkout's `HEAD`).
     pub commit: String,
     /// The CI size.
     pub quick: bool,
@@ -178,40 +177,50 @@ fn size(quick: bool) -> &'static str {
     }
 }
 
-/// The commit of the source the binary was built from (`git rev-parse` in its source
-/// directory), `+` when its code (`src/`, `scenarios/`, `Cargo.*`) has local changes;
-/// `unknown` without git or outside a checkout.
+/// The commit of the checkout the binary was built from: its `HEAD` read from the
+/// `.git` files of the source directory (a worktree's `gitdir`, loose and packed refs),
+/// no program run; `unknown` outside a checkout. Local changes are not detected.
 pub fn source_commit() -> String {
-    let dir = env!("CARGO_MANIFEST_DIR");
-    let git = |args: &[&str]| {
-        Command::new("git")
-            .arg("-C")
-            .arg(dir)
-            .args(args)
-            .output()
-            .ok()
-            .filter(|o| o.status.success())
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-    };
-    let Some(commit) = git(&["rev-parse", "--short=7", "HEAD"]) else {
-        return "unknown".into();
-    };
-    let changed = git(&[
-        "status",
-        "--porcelain",
-        "--untracked-files=no",
-        "--",
-        "src",
-        "scenarios",
-        "Cargo.toml",
-        "Cargo.lock",
-    ])
-    .is_some_and(|s| !s.is_empty());
-    if changed {
-        format!("{commit}+")
+    head_commit(Path::new(env!("CARGO_MANIFEST_DIR")))
+        .map(|c| c.chars().take(7).collect())
+        .unwrap_or_else(|| "unknown".into())
+}
+
+/// The full commit `HEAD` names in the checkout at `dir`.
+fn head_commit(dir: &Path) -> Option<String> {
+    let dot_git = dir.join(".git");
+    let git_dir = if dot_git.is_dir() {
+        dot_git
     } else {
-        commit
+        let text = std::fs::read_to_string(&dot_git).ok()?;
+        dir.join(text.strip_prefix("gitdir:")?.trim())
+    };
+    let common = match std::fs::read_to_string(git_dir.join("commondir")) {
+        Ok(rel) => git_dir.join(rel.trim()),
+        Err(_) => git_dir.clone(),
+    };
+    let head = std::fs::read_to_string(git_dir.join("HEAD")).ok()?;
+    let Some(name) = head.trim().strip_prefix("ref:").map(str::trim) else {
+        return is_commit(head.trim()).then(|| head.trim().to_string());
+    };
+    for base in [&git_dir, &common] {
+        if let Ok(id) = std::fs::read_to_string(base.join(name)) {
+            let id = id.trim();
+            if is_commit(id) {
+                return Some(id.to_string());
+            }
+        }
     }
+    let packed = std::fs::read_to_string(common.join("packed-refs")).ok()?;
+    packed.lines().find_map(|line| {
+        let (id, reference) = line.split_once(' ')?;
+        (reference.trim() == name && is_commit(id)).then(|| id.to_string())
+    })
+}
+
+/// 40 hexadecimal digits.
+fn is_commit(id: &str) -> bool {
+    id.len() == 40 && id.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
 /// Today's date (UTC), `YYYY-MM-DD`.
@@ -241,6 +250,38 @@ fn civil_from_days(days: i64) -> (i64, i64, i64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const A: &str = "0123456789abcdef0123456789abcdef01234567";
+    const B: &str = "89abcdef0123456789abcdef0123456789abcdef";
+
+    #[test]
+    fn the_head_commit_is_read_from_loose_packed_and_worktree_refs() {
+        let dir = std::env::temp_dir().join(format!("cb-head-{}", std::process::id()));
+        let git = dir.join("repo/.git");
+        std::fs::create_dir_all(git.join("refs/heads")).unwrap();
+        std::fs::write(git.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+        std::fs::write(
+            git.join("packed-refs"),
+            format!("# pack-refs\n{A} refs/heads/main\n"),
+        )
+        .unwrap();
+        assert_eq!(head_commit(&dir.join("repo")).as_deref(), Some(A));
+        std::fs::write(git.join("refs/heads/main"), format!("{B}\n")).unwrap();
+        assert_eq!(head_commit(&dir.join("repo")).as_deref(), Some(B));
+        let worktree_git = git.join("worktrees/wt");
+        std::fs::create_dir_all(&worktree_git).unwrap();
+        std::fs::write(worktree_git.join("HEAD"), format!("{A}\n")).unwrap();
+        std::fs::write(worktree_git.join("commondir"), "../..\n").unwrap();
+        std::fs::create_dir_all(dir.join("wt")).unwrap();
+        std::fs::write(
+            dir.join("wt/.git"),
+            format!("gitdir: {}\n", worktree_git.display()),
+        )
+        .unwrap();
+        assert_eq!(head_commit(&dir.join("wt")).as_deref(), Some(A));
+        assert_eq!(head_commit(&dir.join("elsewhere")), None);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     fn verdicts(verdict: &str) -> Verdicts {
         Verdicts {

@@ -16,6 +16,8 @@ use crate::paper::protocol::{ContactBenchSettings, Protocol};
 use crate::paper::runs::{complete, simulate_all, Run, CUBE_SLIDE};
 use crate::paper::PaperError;
 use crate::report::axis::format_value;
+use crate::report::chart::Curve;
+use crate::report::style::{solver_style, Dash, LineStyle, Marker};
 use crate::simulation::recorder::RunRecord;
 use crate::solvers::{Criterion, SolverId, SolverSpec};
 
@@ -434,4 +436,71 @@ pub fn tolerance_guard(
             measurable::tolerance_above_signal(label, eps, impulse, "N·s")
         }
     }
+}
+
+/// The style of the paper's points: the solver's colour, dotted, squares.
+pub fn paper_style(id: SolverId) -> LineStyle {
+    LineStyle {
+        dash: Dash::Dashed { on: 2, off: 4 },
+        marker: Marker::Square,
+        ..solver_style(id)
+    }
+}
+
+/// Markers for the cells a log axis would hide or mislead with: errors exactly 0 (drawn
+/// at a tenth of the smallest positive value; always a run identical to its reference)
+/// and the other cells not measurable (crossed).
+pub fn cell_markers(cells: &[(f64, f64, bool)]) -> Vec<Curve> {
+    let floor = cells
+        .iter()
+        .map(|c| c.1)
+        .filter(|v| *v > 0.0 && v.is_finite())
+        .fold(f64::INFINITY, f64::min)
+        / 10.0;
+    let apart = |points: Vec<(f64, f64)>| -> Vec<(f64, f64)> {
+        points
+            .into_iter()
+            .flat_map(|p| [p, (f64::NAN, f64::NAN)])
+            .collect()
+    };
+    let zeros: Vec<(f64, f64)> = cells
+        .iter()
+        .filter(|c| c.1 == 0.0)
+        .map(|c| (c.0, floor))
+        .collect();
+    let unmeasurable: Vec<(f64, f64)> = cells
+        .iter()
+        .filter(|c| c.2 && c.1 > 0.0)
+        .map(|c| (c.0, c.1))
+        .collect();
+    let mut out = Vec::new();
+    if !zeros.is_empty() && floor.is_finite() {
+        out.push(
+            Curve::styled(
+                "= 0, drawn at the floor (not measurable)",
+                apart(zeros),
+                LineStyle {
+                    color: plotters::style::RGBColor(120, 120, 120),
+                    dash: Dash::Solid,
+                    marker: Marker::Triangle,
+                },
+            )
+            .marked(),
+        );
+    }
+    if !unmeasurable.is_empty() {
+        out.push(
+            Curve::styled(
+                "not measurable",
+                apart(unmeasurable),
+                LineStyle {
+                    color: plotters::style::RGBColor(0, 0, 0),
+                    dash: Dash::Solid,
+                    marker: Marker::Cross,
+                },
+            )
+            .marked(),
+        );
+    }
+    out
 }

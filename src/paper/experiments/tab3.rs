@@ -2,8 +2,8 @@
 //! reference, at Δt = 1, 10, 100 ms, for CCP/PGS, RaiSim and NCP/PGS.
 
 use super::sliding::{
-    consistency, cube_protocol, find, paper_name, starred, state_consistency, sweep, Knob, Proto,
-    DURATION, REFERENCE_DT, REFERENCE_TH, SOLVERS,
+    cell_markers, consistency, cube_protocol, find, paper_name, paper_style, starred,
+    state_consistency, sweep, Knob, Proto, DURATION, REFERENCE_DT, REFERENCE_TH, SOLVERS,
 };
 use crate::paper::claims::{num, Claim, Comparison, Why};
 use crate::paper::measurable;
@@ -12,7 +12,6 @@ use crate::paper::runs::unconverged;
 use crate::paper::{Context, Experiment, PaperError};
 use crate::report::axis::Scale;
 use crate::report::chart::{Curve, Figure, LineChart, Panel};
-use crate::report::style::{solver_style, Dash, LineStyle, Marker};
 use crate::report::tables::markdown_table;
 use crate::solvers::SolverId;
 
@@ -34,15 +33,6 @@ pub fn paper_value(id: SolverId, dt: f64) -> Option<f64> {
     let row = SOLVERS.iter().position(|s| *s == id)?;
     let col = DTS.iter().position(|d| (d - dt).abs() < 1e-12)?;
     Some(PAPER[row][col])
-}
-
-/// The style of the paper's points: the solver's colour, dotted, squares.
-pub fn paper_style(id: SolverId) -> LineStyle {
-    LineStyle {
-        dash: Dash::Dashed { on: 2, off: 4 },
-        marker: Marker::Square,
-        ..solver_style(id)
-    }
 }
 
 /// Consistency error and unconverged steps of every (solver, protocol, Δt).
@@ -364,7 +354,7 @@ impl Experiment for Tab3 {
                     )
                 })
                 .collect();
-            curves.extend(super::tab4::cell_markers(&cells));
+            curves.extend(cell_markers(&cells));
             Panel::Line(LineChart {
                 title: format!("{} vs the paper", proto.name()),
                 x_label: "Δt (ms)".into(),

@@ -3,10 +3,9 @@
 //! ContactBench's protocol (the paper's) and ours.
 
 use super::sliding::{
-    consistency, cube_protocol, find, max_iter, paper_name, starred, state_consistency, sweep,
-    tolerance_guard, Knob, Proto, DURATION, REFERENCE_TH, SOLVERS,
+    cell_markers, consistency, cube_protocol, find, max_iter, paper_name, paper_style, starred,
+    state_consistency, sweep, tolerance_guard, Knob, Proto, DURATION, REFERENCE_TH, SOLVERS,
 };
-use super::tab3::paper_style;
 use crate::paper::claims::{num, Claim, Comparison, Why};
 use crate::paper::measurable;
 use crate::paper::page::{Page, ProtocolLine};
@@ -14,7 +13,6 @@ use crate::paper::runs::unconverged;
 use crate::paper::{Context, Experiment, PaperError};
 use crate::report::axis::Scale;
 use crate::report::chart::{Curve, Figure, LineChart, Panel};
-use crate::report::style::{Dash, LineStyle, Marker};
 use crate::report::tables::markdown_table;
 use crate::simulation::recorder::RunRecord;
 use crate::solvers::SolverId;
@@ -395,64 +393,6 @@ impl Experiment for Tab4 {
         ));
         Ok(page)
     }
-}
-
-/// Markers for the cells a log axis would hide or mislead with: errors exactly 0 (drawn
-/// at a tenth of the smallest positive value; always a run identical to its reference)
-/// and the other cells not measurable (crossed).
-pub fn cell_markers(cells: &[(f64, f64, bool)]) -> Vec<Curve> {
-    let floor = cells
-        .iter()
-        .map(|c| c.1)
-        .filter(|v| *v > 0.0 && v.is_finite())
-        .fold(f64::INFINITY, f64::min)
-        / 10.0;
-    let apart = |points: Vec<(f64, f64)>| -> Vec<(f64, f64)> {
-        points
-            .into_iter()
-            .flat_map(|p| [p, (f64::NAN, f64::NAN)])
-            .collect()
-    };
-    let zeros: Vec<(f64, f64)> = cells
-        .iter()
-        .filter(|c| c.1 == 0.0)
-        .map(|c| (c.0, floor))
-        .collect();
-    let unmeasurable: Vec<(f64, f64)> = cells
-        .iter()
-        .filter(|c| c.2 && c.1 > 0.0)
-        .map(|c| (c.0, c.1))
-        .collect();
-    let mut out = Vec::new();
-    if !zeros.is_empty() && floor.is_finite() {
-        out.push(
-            Curve::styled(
-                "= 0, drawn at the floor (not measurable)",
-                apart(zeros),
-                LineStyle {
-                    color: plotters::style::RGBColor(120, 120, 120),
-                    dash: Dash::Solid,
-                    marker: Marker::Triangle,
-                },
-            )
-            .marked(),
-        );
-    }
-    if !unmeasurable.is_empty() {
-        out.push(
-            Curve::styled(
-                "not measurable",
-                apart(unmeasurable),
-                LineStyle {
-                    color: plotters::style::RGBColor(0, 0, 0),
-                    dash: Dash::Solid,
-                    marker: Marker::Cross,
-                },
-            )
-            .marked(),
-        );
-    }
-    out
 }
 
 /// Ours ÷ the paper's over the row of `id` under `proto`: the smallest and the largest.
