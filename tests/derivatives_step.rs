@@ -4,7 +4,15 @@
 //! the sliding cube, away from mode switches: a resting contact's signed distance
 //! converges to 0, where the Baumgarte bias changes gain (`1/Δt` above, `K_b/Δt` below),
 //! so the state is pressed 0.2 mm into the ground first (the kink is then out of the
-//! differences' reach), and the kink's flag is checked on the state at rest.
+//! differences' reach), and the kink's flag is checked on the states at rest that reach it.
+//!
+//! The differences' width `h = 1e-5` (tangent of `q`, m/s of `v`, and the torque that
+//! moves `v⁺` by about `h`): `q⁺` is read to its rounding (`2e-16 ‖q‖`) and moves by
+//! `Δt h`, so the reference's `∂q⁺/∂τ` carries `~1e-7` of rounding at `h = 1e-5`
+//! (measured 1.6e-6 at `h = 1e-6`, 1.8e-7 at `1e-5`, 1.8e-8 at `1e-4` on Solo-12: it falls
+//! as `1/h`), while the truncation error of the `q` columns rises as `h²` above `1e-8`
+//! from `h = 1e-4` (the contact Jacobian turns with `q`). Each tolerance is about three
+//! times the largest block error measured at `h = 1e-5`.
 
 use std::path::Path;
 
@@ -57,12 +65,20 @@ fn press(sim: &mut Simulator, depth: f64) {
     sim.set_state(&q, &v).expect("state");
 }
 
-fn check(name: &str, sim: &mut Simulator, tolerance: f64) -> StepDerivatives {
+/// The differences' width (module docs).
+const WIDTH: f64 = 1e-5;
+
+/// Checks the derivatives against the differences at the pressed state; `rests_at_kink`:
+/// every contact of the state at rest is flagged on the kink.
+fn check(name: &str, sim: &mut Simulator, rests_at_kink: bool, tolerance: f64) -> StepDerivatives {
     let at_rest = sim.step_derivatives().expect("derivatives at rest");
-    assert!(
-        at_rest.gap_at_kink.iter().all(|&k| k),
-        "{name}: resting contacts at the kink"
-    );
+    println!("{name}: at rest, on the kink: {:?}", at_rest.gap_at_kink);
+    if rests_at_kink {
+        assert!(
+            at_rest.gap_at_kink.iter().all(|&k| k),
+            "{name}: resting contacts at the kink"
+        );
+    }
     press(sim, 2e-4);
     let (q, v) = (sim.state().0.clone(), sim.state().1.clone());
     let got = sim.step_derivatives().expect("derivatives");
@@ -71,7 +87,7 @@ fn check(name: &str, sim: &mut Simulator, tolerance: f64) -> StepDerivatives {
         (&q, &v),
         "{name}: state kept"
     );
-    let reference = sim.step_derivatives_fd(1e-6).expect("finite differences");
+    let reference = sim.step_derivatives_fd(WIDTH).expect("finite differences");
     for (block, e) in block_errors(&got, &reference) {
         println!("{name}: {block}: relative error {e:.2e}");
         assert!(e <= tolerance, "{name}: {block}: relative error {e:.2e}");
@@ -87,7 +103,8 @@ fn check(name: &str, sim: &mut Simulator, tolerance: f64) -> StepDerivatives {
 #[test]
 fn solo_standing_step_derivatives_match_finite_differences() {
     let mut sim = tight_simulator("scenarios/solo_standing.yaml", &[], 200);
-    let d = check("solo12 standing", &mut sim, 1e-6);
+    // Measured: 1.8e-7 (∂q⁺/∂τ), the others at most 1.2e-9.
+    let d = check("solo12 standing", &mut sim, true, 5e-7);
     assert_eq!(d.modes.len(), 4);
     assert!(d
         .modes
@@ -97,8 +114,12 @@ fn solo_standing_step_derivatives_match_finite_differences() {
 
 #[test]
 fn talos_standing_step_derivatives_match_finite_differences() {
+    // After 100 steps Talos's sole points are not within the flag's reach `τ v_s Δt`
+    // (about 1e-12 m) of φ = 0: no kink flag at rest; pressed all the same, since the
+    // differences' reach (1e-5) is far wider.
     let mut sim = tight_simulator("scenarios/talos_push.yaml", &["external_forces=[]"], 100);
-    let d = check("talos standing", &mut sim, 1e-6);
+    // Measured: 5.3e-9 (∂q⁺/∂τ), the others at most 1.8e-9.
+    let d = check("talos standing", &mut sim, false, 2e-8);
     assert_eq!(d.modes.len(), 8);
     assert_eq!(d.method, LinearMethod::LeastNorm);
 }
@@ -106,6 +127,7 @@ fn talos_standing_step_derivatives_match_finite_differences() {
 #[test]
 fn sliding_cube_step_derivatives_match_finite_differences() {
     let mut sim = tight_simulator("scenarios/cube_slide.yaml", &[], 50);
-    let d = check("cube sliding", &mut sim, 1e-6);
+    // Measured: 4.3e-9 (∂v⁺/∂q), the others at most 2.9e-9.
+    let d = check("cube sliding", &mut sim, true, 2e-8);
     assert!(d.modes.iter().all(|m| m.mode == ContactMode::Slide));
 }

@@ -46,6 +46,10 @@ pub struct Args {
     /// instead of the recorded step a run takes.
     #[arg(long)]
     pub no_record: bool,
+    /// Follow every timed step with its derivatives A = ∂(q⁺, v⁺)/∂(q, v) and
+    /// B = ∂(q⁺, v⁺)/∂τ, timed apart (`derivatives_us`; the steps are not recorded).
+    #[arg(long)]
+    pub derivatives: bool,
     /// Print the simulated world as JSON (robot URDF, joints, initial state, contact
     /// spheres, bodies, PD gains, M(q0)) instead of timing: what `tools/mujoco_step.py`
     /// rebuilds in MuJoCo.
@@ -135,14 +139,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         settle: args.settle,
         steps: args.steps,
         repeats: args.repeats,
-        record: !args.no_record,
+        record: !args.no_record && !args.derivatives,
+        derivatives: args.derivatives,
     };
     let report = bench_steps(&scenario, &spec, args.metrics.into(), &settings)?;
     let output = Output {
         scenario: &scenario.name,
         solver: &args.solver,
         metrics: args.metrics,
-        recorded: !args.no_record,
+        recorded: settings.record,
         machine: machine(),
         report: &report,
     };
@@ -232,4 +237,7 @@ fn print_table(out: &Output<'_>) {
         r.step_us_range[0],
         r.step_us_range[1]
     );
+    if let Some(d) = r.derivatives_us {
+        outln!("| derivatives A, B (after each step) | {d:.3} |");
+    }
 }

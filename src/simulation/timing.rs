@@ -9,6 +9,10 @@
 //! block disturbed by another process on a shared machine does not move it. The
 //! per-stage medians need not add up to the total's median; `other` is what the stage
 //! clocks do not cover (the record, the clocks themselves).
+//!
+//! With [`StepBenchSettings::derivatives`] every timed step is followed by its
+//! derivatives `A` and `B` ([`Simulator::step_with_derivatives`](super::step::Simulator::step_with_derivatives)), timed on a clock of their
+//! own (`derivatives_us`) and left out of the step's.
 
 use std::time::Instant;
 
@@ -19,7 +23,7 @@ use super::recorder::StageTimings;
 use super::runner::{simulator, SimulationError};
 use super::scenario::Scenario;
 use super::scenario::StepMetrics;
-use super::step::{StepError, StepSummary};
+use super::step::{StepDerivativeError, StepError, StepSummary};
 use crate::solvers::SolverSpec;
 
 /// Why a measurement stopped.
@@ -31,6 +35,9 @@ pub enum StepBenchError {
     /// A step failed.
     #[error(transparent)]
     Step(#[from] StepError),
+    /// A step's derivatives failed.
+    #[error(transparent)]
+    Derivatives(#[from] StepDerivativeError),
 }
 
 /// What to time.
@@ -46,6 +53,9 @@ pub struct StepBenchSettings {
     /// Time [`Simulator::step`](super::step::Simulator::step) (a recorded step: record, metrics, energy, as a run
     /// does) rather than [`Simulator::advance`](super::step::Simulator::advance) (the step alone).
     pub record: bool,
+    /// Follow every timed step with its derivatives `A` and `B`, timed apart (module
+    /// docs); the steps are then not recorded.
+    pub derivatives: bool,
 }
 
 impl Default for StepBenchSettings {
@@ -55,6 +65,7 @@ impl Default for StepBenchSettings {
             steps: 1000,
             repeats: 7,
             record: true,
+            derivatives: false,
         }
     }
 }
@@ -89,6 +100,9 @@ pub struct StepBenchReport {
     pub step_us: f64,
     /// Fastest and slowest block (µs per step).
     pub step_us_range: [f64; 2],
+    /// Median over the blocks of the time per step of its derivatives `A` and `B` (µs),
+    /// when they were timed.
+    pub derivatives_us: Option<f64>,
     /// Median per-stage split (µs per step).
     pub stages_us: StageMicros,
     /// Mean number of contacts per timed step.
@@ -113,6 +127,7 @@ pub fn bench_steps(
     let steps = settings.steps.max(1);
     let repeats = settings.repeats.max(1);
     let mut totals = Vec::with_capacity(repeats);
+    let mut derivative_totals = Vec::with_capacity(repeats);
     let mut stages: Vec<StageTimings> = Vec::with_capacity(repeats);
     let (mut contacts, mut iterations, mut not_converged) = (0usize, 0usize, 0usize);
     let mut collision_not_converged = 0;
@@ -123,9 +138,17 @@ pub fn bench_steps(
             sim.advance()?;
         }
         let mut sum = StageTimings::default();
+        let mut derivative_time = 0.0;
         let clock = Instant::now();
         for _ in 0..steps {
-            let step = if settings.record {
+            let step = if settings.derivatives {
+                let (q, v) = (sim.state().0.clone(), sim.state().1.clone());
+                let summary = sim.advance()?;
+                let derivative_clock = Instant::now();
+                std::hint::black_box(sim.derivatives_of_last_step(&q, &v)?);
+                derivative_time += derivative_clock.elapsed().as_secs_f64();
+                summary
+            } else if settings.record {
                 let record = sim.step()?;
                 StepSummary {
                     contacts: record.contacts.len(),
@@ -143,7 +166,8 @@ pub fn bench_steps(
             not_converged += usize::from(!step.converged);
             collision_not_converged += step.collision.not_converged();
         }
-        totals.push(clock.elapsed().as_secs_f64());
+        totals.push(clock.elapsed().as_secs_f64() - derivative_time);
+        derivative_totals.push(derivative_time);
         stages.push(sum);
     }
     let per_step = |seconds: f64| seconds * 1e6 / steps as f64;
@@ -173,6 +197,9 @@ pub fn bench_steps(
             per_step(totals.iter().copied().fold(f64::INFINITY, f64::min)),
             per_step(totals.iter().copied().fold(0.0, f64::max)),
         ],
+        derivatives_us: settings
+            .derivatives
+            .then(|| per_step(median(derivative_totals))),
         stages_us,
         contacts: contacts as f64 / timed,
         iterations: iterations as f64 / timed,

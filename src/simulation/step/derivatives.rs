@@ -264,7 +264,7 @@ impl Simulator {
 
     /// The derivatives of the step just taken from `(q, v)` (module docs): the dynamics,
     /// the contacts and the factor of `M` of the simulator are still those of that step.
-    fn derivatives_of_last_step(
+    pub(crate) fn derivatives_of_last_step(
         &mut self,
         q: &DVector<f64>,
         v: &DVector<f64>,
