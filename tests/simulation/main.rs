@@ -1,0 +1,11 @@
+//! Simulation: scenario files and their errors, whole-trajectory physics, per-step
+//! metrics, warm starts, batches, sweeps and records of non-finite values.
+
+mod batch;
+mod cli;
+mod physics;
+mod scenario_errors;
+mod scenario_numbers;
+mod step_metrics;
+mod sweep;
+mod warm_start;
