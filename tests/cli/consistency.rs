@@ -1,4 +1,4 @@
-//! Issue 12, item 4 (the parts in the simulation commands): `--solver X` keeps the
+//! The simulation commands agree with each other: `--solver X` keeps the
 //! scenario's settings, `--json` means "the result as JSON on stdout" in every command,
 //! CSV headers carry units, and a run with unconverged steps says so.
 
@@ -285,7 +285,7 @@ fn dump_and_baseline_files_are_not_overwritten() {
     );
 }
 
-/// Issue 12, "also seen": `--solver ncp-pgs` dropped the scenario's own `eps_abs`. The
+/// `--solver ncp-pgs` keeps the scenario's own `eps_abs` (it once dropped it). The
 /// paper's stack lists every solver with `stop: absolute, eps_abs: 1e-12, max_iter: 100`:
 /// a listed solver keeps its entry, an unlisted one the settings all entries share, and a
 /// run records the solver with them.

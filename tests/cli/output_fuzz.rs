@@ -5,7 +5,7 @@
 //! entry of the user (file content, link target, folder) must be as it was after the
 //! command, whether it succeeded or was refused, and nothing of ours may be left behind.
 //!
-//! `cargo test --test output_fuzz` runs `DEFAULT_CASES` cases (what CI runs);
+//! `cargo test --test cli output_fuzz::` runs `DEFAULT_CASES` cases (what CI runs);
 //! `CONTACTBENCH_FUZZ_CASES=N` runs N, `CONTACTBENCH_FUZZ_SEED=S` another sequence. A
 //! failing case prints its number and seed and keeps its folder.
 

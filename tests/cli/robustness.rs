@@ -1,4 +1,4 @@
-//! The command line's remaining rough edges (issues 11 and 12): `solve --json` is a valid
+//! The command line's edges: `solve --json` is a valid
 //! warm start, `model --frames` without a configuration, shell completions, exit code 2
 //! for `dump`'s input errors, a closed pipe, and `batch --shard K/N` whose shards together
 //! are the whole batch.
@@ -84,8 +84,8 @@ fn solve_json_output_is_a_warm_start() {
     }
 }
 
-/// Issue 12: `model solo12 --frames FL_FOOT` demanded `--config` though the robot has a
-/// reference configuration. Without one, the frames are at the reference configuration
+/// `model solo12 --frames FL_FOOT` needs no `--config` when the robot has a reference
+/// configuration. Without one, the frames are at the reference configuration
 /// the manifest names (solo12: standing), the same numbers as `--config standing`; a URDF
 /// path without a manifest entry is at its neutral configuration.
 #[test]

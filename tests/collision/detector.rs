@@ -1,6 +1,6 @@
 //! The simulator's collision stage (`ContactDetector`): the same contacts as the scene's
 //! broad + narrow phase on the pairs a filter allows, GJK warm starts kept per pair between
-//! calls, and every query that hit an iteration cap counted (issue 8.5), including those
+//! calls, and every query that hit an iteration cap counted, including those
 //! whose estimate falls beyond the margin, which `contact()` drops.
 
 use std::collections::HashSet;

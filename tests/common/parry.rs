@@ -1,6 +1,6 @@
 //! parry3d as an oracle: our hulls and poses in parry's types, and the random hulls both
 //! the cross-check tests and the collision benchmark draw. Shared by
-//! `tests/collision_vs_parry.rs` and `benches/collision.rs`.
+//! `tests/collision/vs_parry.rs` and `benches/collision.rs`.
 
 use std::sync::Arc;
 

@@ -1,10 +1,10 @@
-//! A run's memory does not grow with its number of steps (issue 13, item 4): `run --out`
+//! A run's memory does not grow with its number of steps: `run --out`
 //! streams every step to its CSV files. Kept in memory, each step would take about
 //! 1.7 kB.
 //!
-//! Measured as the peak of live heap bytes (`heap`), in process, through the same
-//! streaming writer as the CLI. (This test read the CLI's peak resident memory from
-//! /proc before; that moved by megabytes with the machine's load.)
+//! Measured as the peak of live heap bytes (`allocator`), in process, through the same
+//! streaming writer as the CLI (the CLI's peak resident memory moves by megabytes with the
+//! machine's load).
 
 use std::path::{Path, PathBuf};
 

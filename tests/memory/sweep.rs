@@ -1,12 +1,10 @@
-//! A sweep's memory does not grow with its runs' length beyond the reference trajectory
-//! (brief item 4, issue 13.4): every swept run is reduced to its consistency error as it
-//! goes. Before, each of the swept runs kept its trajectory (32 bytes per step) until the
-//! table was computed.
+//! A sweep's memory does not grow with its runs' length beyond the reference trajectory:
+//! every swept run is reduced to its consistency error as it goes (kept whole until the
+//! table is computed, each run's trajectory would take 32 bytes per step).
 //!
-//! Measured as the peak of live heap bytes, counted by a global allocator of this test
-//! binary over every thread. (An earlier version read the peak resident memory of the
-//! CLI from /proc; that also counts the allocator's arenas and freed pages, and moved by
-//! several MB with the machine's load.)
+//! Measured as the peak of live heap bytes, counted by the binary's allocator over every
+//! thread (the peak resident memory of the CLI would also count the allocator's arenas
+//! and freed pages, and moves by several MB with the machine's load).
 
 use std::path::Path;
 

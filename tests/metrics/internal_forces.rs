@@ -1,5 +1,5 @@
 //! Internal forces on the pushed cube at stiction (paper Fig. 11), split into what the
-//! contact model requires and what the solver injected (issue 8, item 3).
+//! contact model requires and what the solver injected.
 //!
 //! `scenarios/cube_push.yaml`: a 1 kg cube, μ = 0.4, pushed at its centre by a force
 //! growing at 10 N/s; it sticks until 0.39 s. From about 0.28 s the back contacts, unloaded

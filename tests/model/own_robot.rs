@@ -1,4 +1,4 @@
-//! A user's own robot in a scenario (issue 12, item 2): `robot:` takes a URDF path, with
+//! A user's own robot in a scenario: `robot:` takes a URDF path, with
 //! package directories for `package://` meshes (OBJ as well as STL) and an SRDF; a
 //! missing or broken URDF or mesh is an error that names the file.
 

@@ -1,4 +1,4 @@
-//! A user's robot manifest (issue 12, item 2): named robots of their own in a YAML file
+//! A user's robot manifest: named robots of their own in a YAML file
 //! (`$CONTACTBENCH_ROBOTS`), seen by `Catalogue`, by scenarios, by `contactbench model`
 //! and `contactbench robots list`; errors name the file, the line and the field; a
 //! scenario's robot that cannot be loaded keeps the model's error as its source.

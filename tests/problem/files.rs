@@ -193,7 +193,7 @@ fn truncated_hdf5_is_an_error_naming_the_file() {
     }
 }
 
-/// Found by `tests/fuzz_inputs.rs` (25,000 cases): a superblock whose base and end
+/// Found by `tests/input/fuzz.rs` (25,000 cases): a superblock whose base and end
 /// addresses overflow a u64 made the truncation check panic.
 #[test]
 fn overflowing_superblock_addresses_are_an_error() {

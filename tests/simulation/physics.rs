@@ -156,7 +156,7 @@ fn solo_stands_under_pd_without_sliding() {
         .map(|c| c.velocity[0].hypot(c.velocity[1]))
         .fold(0.0, f64::max);
     println!("solo12 standing: tangential foot velocity after 1 s at most {worst_slip:.2e} m/s");
-    // Measured 4.4e-7 m/s (7.6e-7 with the dense assembly before issue 9, round-off);
+    // Measured 4.4e-7 m/s (7.6e-7 with a dense assembly of the Delassus matrix, round-off);
     // the bound is about 10x the larger.
     assert!(worst_slip < 8e-6, "feet slide at {worst_slip} m/s");
     assert!(r.steps.last().expect("steps").contacts.len() == 4);

@@ -1,4 +1,4 @@
-//! The per-step metrics setting (`simulation.step_metrics`, issue 9): a metric that was not
+//! The per-step metrics setting (`simulation.step_metrics`): a metric that was not
 //! computed is absent from the record (`None`), an empty cell in `steps.csv` and `null` in
 //! `summary.json`, never 0.
 

@@ -1,5 +1,5 @@
-//! Regressions of issue 8 and issue 13 (item 2), each on the problem that showed the
-//! defect (tests/data/regressions/README.md, tests/data/pinocchio/, tests/data/contactbench/).
+//! Solver defects that once occurred (a warm start taken on trust, a NaN called
+//! converged, ...), each checked on the recorded problem that showed it (tests/data/regressions/README.md, tests/data/pinocchio/, tests/data/contactbench/).
 //! The solvers run at their default settings: the relative criterion at `eps_rel = 1e-6`.
 
 use crate::common::solvers as common;

@@ -1,4 +1,4 @@
-//! The ruler is unit-free (issue 8, Show): multiply every impulse by 1e3 (G by 1e-3, g
+//! The ruler is unit-free: multiply every impulse by 1e3 (G by 1e-3, g
 //! unchanged; equivalently newton-seconds to millinewton-seconds) and every solver's
 //! iterations, statuses and relative residuals stay the same, its forces scale by 1e3 and
 //! its velocities do not change. Likewise for velocities (g and G by 1e3).

@@ -1,4 +1,4 @@
-//! Converged means the right velocities (issue 8, Show): no solver reports converged on
+//! Converged means the right velocities: no solver reports converged on
 //! an answer whose contact velocities differ from the reference answer of its model by
 //! more than the tolerance asked, in velocity units: `‖c − c_ref‖∞ ≤ k · eps_rel · v_s`,
 //! `v_s = ‖g‖∞`, the reference being ccp-ipm's tight answer for the CCP (on the soft
