@@ -1,4 +1,4 @@
-//! Helpers shared by the test binaries: the solver tests' settings and criteria, the
+//! What the test binaries share: the solver tests' settings and criteria, the
 //! dynamics tests' golden files and random states, and parry3d as a collision oracle.
 #![allow(dead_code)]
 
