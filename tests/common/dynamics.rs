@@ -1,4 +1,4 @@
-//! Shared helpers of the dynamics tests: Pinocchio golden files and tolerances.
+//! What the dynamics tests share: Pinocchio golden files, tolerances and random states.
 
 #![allow(dead_code)]
 

@@ -1,4 +1,4 @@
-//! Helpers shared by the solver tests.
+//! What the solver tests share: building a solver, its settings and the criteria of its model.
 #![allow(dead_code)]
 
 use contactbench::metrics::{model_criteria, Criteria};

@@ -1,5 +1,5 @@
 //! A solver written outside the crate, through the public API alone (the trait, the loop
-//! helpers of `solvers::support`, `SolveReport::finish`), stops like the built-in ones:
+//! building blocks of `solvers::support`, `SolveReport::finish`), stops like the built-in ones:
 //! converged at the tolerance, at the iteration or time cap, a warm start accepted only
 //! under the same test; its settings are validated when they change. And the registry's
 //! listing (`contactbench solvers`) shows every registered solver.
