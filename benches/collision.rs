@@ -9,7 +9,7 @@
 use std::hint::black_box;
 use std::sync::Arc;
 
-#[path = "../tests/parry_oracle/mod.rs"]
+#[path = "../tests/common/parry.rs"]
 mod parry_oracle;
 
 use contactbench::collision::benchmark::{

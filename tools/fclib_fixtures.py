@@ -6,7 +6,7 @@ tests; kept for provenance). Needs numpy, scipy, h5py (the HDF5 C library undern
   upper triangle), and two unsupported variants (2D, rolling friction).
 - Writes a ContactBench-style .npz with numpy (np.savez(G=, g=, mus=)).
 - Prints, for each shared file, one entry of W and q computed independently with numpy
-  (indices in FCLIB's order [n, t1, t2]), for tests/problem_files.rs.
+  (indices in FCLIB's order [n, t1, t2]), for tests/problem/files.rs.
 
 Usage: python tools/fclib_fixtures.py tests/data/fclib
 """

@@ -6,7 +6,7 @@ Every path written in code (`use` lines and paths in expressions, `crate::`, `su
 `self::`, and `contactbench::` in the command line's files) is resolved to the module it
 names; comments, doc comments and string literals are skipped (a doc link may point up).
 A path through a `mod.rs` re-export (`super::StepMetrics`) counts as a path to the file
-that defines it. tests/layering.rs enforces the same rules in the test suite.
+that defines it. tests/docs/layering.rs enforces the same rules in the test suite.
 
 Usage: python3 tools/layers.py [SRC]   (default: the src/ beside this script; exit 1 when
 something breaks the layering)

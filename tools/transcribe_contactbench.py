@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Transcribes the explicit contact problems of ContactBench's own tests into contactbench
-problem files (JSON: G, g, mu, optional lambda), for tests/contactbench_problems.rs.
+problem files (JSON: G, g, mu, optional lambda), for tests/solvers/contactbench_problems.rs.
 
 Source: Simple-Robotics/ContactBench, commit 76fd04b (BSD-2-Clause), files
 tests/solvers.cpp, tests/python/test_solvers.py and tests/python/data/{sliding_cube,

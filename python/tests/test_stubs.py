@@ -3,7 +3,7 @@ extension module as built: every public class and function of ``contactbench._na
 is in the stubs and nothing else; each function's and method's parameters (names, order,
 kind, which have defaults) are those the extension reports; a stub ``@property`` is a
 data descriptor of the class and a stub method a method. Editors read the stubs; this
-test keeps them true (issue 12, item 3)."""
+test keeps them true."""
 
 from __future__ import annotations
 

@@ -31,7 +31,7 @@
 //! One forward pass, one backward pass of 6×6 composites, then two dot products per
 //! entry. Tangent changes follow [`super::integrate`]: a free flyer's `δq` is a twist in
 //! its body frame (`q ⊕ δq = M exp6(δq)`). Tested against central differences of
-//! [`super::rnea`] (tests/dynamics_derivatives.rs).
+//! [`super::rnea`] (tests/dynamics/derivatives.rs).
 //!
 //! [`mass_quadratic_gradient`] is `∂(wᵀ M(q) w)/∂q = −2 ⟨H^c_J(w), S_j × V_P(w)⟩`, which
 //! a PD whose gains are scaled by `1 / (M⁻¹)_jj` needs; [`point_force_derivative`] and

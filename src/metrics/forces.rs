@@ -129,7 +129,7 @@ pub fn internal_force_split(
 
 /// [`internal_force_split`] with clarabel on every SOCP, never the shortcut of its
 /// unconstrained minimizer: the reference the shortcut is checked against
-/// (tests/solvers_internal_forces.rs).
+/// (tests/metrics/internal_forces.rs).
 pub fn internal_force_split_by_socp(
     problem: &ContactProblem,
     lambda: &DVector<f64>,

@@ -166,7 +166,7 @@ pub const MAGNITUDE_LIMIT: f64 = 1e150;
 /// Asymmetry of `G`, relative to `max |G_ij|`, taken as round-off and symmetrized; more is
 /// refused. An iteratively reduced FCLIB matrix (LMGC, conjugate gradient at rtol 1e-2) is
 /// 1.8e-3 asymmetric; a wrong reduction of the same data (M's lower triangle missing) is
-/// 0.16 (tests/problem_validation.rs).
+/// 0.16 (tests/problem/validation.rs).
 pub const SYMMETRY_TOLERANCE: f64 = 1e-2;
 /// Negative eigenvalue of `G`, relative to `‖G‖_F`, taken as round-off; more is refused.
 /// ContactBench's rank-deficient test matrices printed to 8-9 digits reach -7.2e-9

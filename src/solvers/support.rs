@@ -19,7 +19,7 @@
 //! returned `λ`; a solver whose own test passed on an answer the ruler refutes reports
 //! [`SolveStatus::RefutedByRuler`]), [`SolveReport::finish`] assembles the report with
 //! both criteria measured by the metrics module, and [`replace_settings`] is the body of
-//! `set_settings`. `tests/solvers_user.rs` is a solver
+//! `set_settings`. `tests/solvers/user.rs` is a solver
 //! written with these functions alone.
 
 use std::time::Instant;

@@ -248,7 +248,7 @@ mod tests {
             path_steps("a.2"),
             vec![PathStep::Key("a"), PathStep::Index(2)]
         );
-        // Found by tests/fuzz_inputs.rs: a key made of brackets (`]]]`, `a[`, `[]`).
+        // Found by tests/input/fuzz.rs: a key made of brackets (`]]]`, `a[`, `[]`).
         for odd in ["]]]", "a[", "[]", "a[1", "]a[2]", "[[[0]"] {
             let _ = path_steps(odd);
         }

@@ -1,0 +1,11 @@
+//! The command line and its output: every command's flags and JSON, bad input, and the
+//! discipline that never loses a user's files.
+
+mod bad_input;
+mod consistency;
+mod output_discipline;
+mod output_fuzz;
+mod robustness;
+mod solve;
+mod support;
+mod user_files;

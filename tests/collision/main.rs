@@ -1,0 +1,14 @@
+//! Collision detection: closed-form distances, GJK/EPA's contract, degenerate input,
+//! parry3d as an oracle, the collision papers' baselines, the scene and the simulator's
+//! detector.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod baselines;
+mod degenerate;
+mod detector;
+mod exact;
+mod gjk;
+mod scene;
+mod vs_parry;

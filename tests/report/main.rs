@@ -1,0 +1,19 @@
+//! `contactbench paper`: the contact paper's and the collision papers' pages.
+
+mod paper;
+mod paper_collision;
+
+use std::sync::{Mutex, MutexGuard};
+
+/// The collision pages read their mesh directory from `CONTACTBENCH_MESHES`, which a test
+/// sets in this process; a process's environment is shared by its threads (and read by C
+/// libraries such as the fonts' without Rust's lock), so every test of this binary holds
+/// this lock while it runs.
+static ENVIRONMENT: Mutex<()> = Mutex::new(());
+
+/// Holds the other tests of this binary off; a failed test does not stop the others.
+fn environment_lock() -> MutexGuard<'static, ()> {
+    ENVIRONMENT
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}

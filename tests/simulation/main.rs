@@ -1,0 +1,12 @@
+//! Simulation: scenario files and their errors, whole-trajectory physics, per-step
+//! metrics, warm starts, batches, sweeps and records of non-finite values.
+
+mod batch;
+mod cli;
+mod non_finite_records;
+mod physics;
+mod scenario_errors;
+mod scenario_numbers;
+mod step_metrics;
+mod sweep;
+mod warm_start;
