@@ -129,6 +129,13 @@ impl Scenario {
         &self,
         invalid: &dyn Fn(String, String) -> ScenarioError,
     ) -> Result<(), ScenarioError> {
+        let count = self.world.bodies.len();
+        if count > super::MAX_BODIES {
+            return Err(invalid(
+                "world.bodies".into(),
+                super::generate::too_many_bodies_message(count),
+            ));
+        }
         for (i, body) in self.world.bodies.iter().enumerate() {
             let field = |name: &str| format!("world.bodies[{i}].{name}");
             let (m_lo, m_hi) = MASS_RANGE;

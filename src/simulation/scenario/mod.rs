@@ -25,11 +25,13 @@
 //!   - {solver: ncp-admm, eps_rel: 1e-8}
 //! ```
 //!
-//! The module's files: `schema.rs`, the file's types (serde); `check.rs`, the checks that
-//! run after parsing and the limits they apply; `yaml.rs`, parsing, `--set` overrides and
+//! The module's files: `schema.rs`, the file's types (serde); `generate.rs`, the bodies of
+//! generated worlds (`world.generate`); `check.rs`, the checks that run after parsing and
+//! the limits they apply; `yaml.rs`, parsing, `--set` overrides and
 //! the locator that finds the line where a field is written.
 
 mod check;
+pub mod generate;
 mod schema;
 mod yaml;
 
@@ -39,6 +41,7 @@ pub use schema::{
     InitialState, Pose, RobotRoot, RobotSource, Scenario, ShapeSpec, SimulationSpec, SolverEntry,
     StepMetrics, UrdfRobot, WorldSpec,
 };
+pub use generate::{Columns, Generated, Pyramid, MAX_BODIES};
 pub use yaml::locate;
 
 use std::path::{Path, PathBuf};
@@ -159,6 +162,7 @@ impl Scenario {
         }
         scenario.source = file.to_path_buf();
         scenario.text = text.to_string();
+        scenario.expand_generated()?;
         scenario.validate(text, file)?;
         Ok(scenario)
     }

@@ -72,6 +72,10 @@ pub struct WorldSpec {
     /// Built-in free-flying bodies.
     #[serde(default)]
     pub bodies: Vec<BodySpec>,
+    /// Bodies generated from a few parameters (a grid of columns, a pyramid), appended to
+    /// `bodies` when the scenario is read ([`super::generate`]).
+    #[serde(default)]
+    pub generate: Option<super::Generated>,
     /// Contact spheres attached to frames of the robot.
     #[serde(default)]
     pub contact_spheres: Vec<ContactSphere>,
