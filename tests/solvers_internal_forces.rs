@@ -292,10 +292,22 @@ fn uncoupled_bodies_split_as_the_root_sum_of_squares_of_their_own_splits() {
     };
     let rss = |x: f64, y: f64| (x * x + y * y).sqrt();
     let scale = both.amax();
-    assert!((s.total - rss(sa.total, sb.total)).abs() < 1e-12 * scale, "{s:?}");
-    assert!(sa.required > 1e-3 * scale || sb.required > 1e-3 * scale, "{sa:?} {sb:?}");
-    assert!((s.required - rss(sa.required, sb.required)).abs() < 1e-8 * scale, "{s:?}");
-    assert!((s.spurious - rss(sa.spurious, sb.spurious)).abs() < 1e-8 * scale, "{s:?}");
+    assert!(
+        (s.total - rss(sa.total, sb.total)).abs() < 1e-12 * scale,
+        "{s:?}"
+    );
+    assert!(
+        sa.required > 1e-3 * scale || sb.required > 1e-3 * scale,
+        "{sa:?} {sb:?}"
+    );
+    assert!(
+        (s.required - rss(sa.required, sb.required)).abs() < 1e-8 * scale,
+        "{s:?}"
+    );
+    assert!(
+        (s.spurious - rss(sa.spurious, sb.spurious)).abs() < 1e-8 * scale,
+        "{s:?}"
+    );
     let whole = internal_force_directions(pair.jacobian().unwrap_or(jacobian));
     assert_eq!(whole.ncols(), 12);
 }

@@ -378,7 +378,10 @@ mod tests {
         assert_eq!(swept.contacts(), looped.contacts());
         let candidates = swept.sweep.as_ref().map_or(0, |s| s.candidates.len());
         // 191 of the 528 pairs: the halfspace pairs and the lattice's neighbours.
-        assert!(candidates <= 200 && swept.pairs().len() == 528, "{candidates}");
+        assert!(
+            candidates <= 200 && swept.pairs().len() == 528,
+            "{candidates}"
+        );
     }
 
     #[test]

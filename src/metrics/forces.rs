@@ -289,7 +289,9 @@ fn split_at_velocity(
         let part = Part {
             lambda,
             c,
-            mus: (0..problem.num_contacts()).map(|i| problem.mu_of(i)).collect(),
+            mus: (0..problem.num_contacts())
+                .map(|i| problem.mu_of(i))
+                .collect(),
         };
         return with_workspace(|workspace, q| {
             workspace.factor(jacobian);
@@ -369,12 +371,9 @@ fn split_with(
     // Dimensionless: λ̃ = λ / λ_s, ĉ̃ = ĉ / v_s; z is in units of λ_s.
     let constraints: Vec<ContactConstraint> = (part.mus.iter().enumerate())
         .map(|(i, &mu)| {
-            let face = complementarity_face(
-                model,
-                mu,
-                &contact_vector(lambda, i),
-                &contact_vector(c, i),
-            ) / velocity_scale;
+            let face =
+                complementarity_face(model, mu, &contact_vector(lambda, i), &contact_vector(c, i))
+                    / velocity_scale;
             let sliding_or_separating = face.norm() * velocity_scale > scales.at_rest;
             ContactConstraint {
                 model,

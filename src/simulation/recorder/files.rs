@@ -280,9 +280,9 @@ fn csv_writer(path: &Path) -> Result<csv::Writer<File>, RecordError> {
         .buffer_capacity(1 << 16)
         .from_path(path)
         .map_err(|error| RecordError::Csv {
-        path: path.display().to_string(),
-        error,
-    })
+            path: path.display().to_string(),
+            error,
+        })
 }
 
 /// Writes a value as pretty JSON.

@@ -17,92 +17,11 @@
 //! the face below them, so that a box stacked on a box of the same size touches its top
 //! face, not its edges.
 
-use serde::{Deserialize, Serialize};
-
-use super::check::{LENGTH_RANGE, MASS_RANGE};
-use super::{BodySpec, BodyState, Scenario, ShapeSpec};
-
-/// Largest number of bodies a scenario may hold, generated or listed. Each box carries up
-/// to 8 contacts and the contact problem is stored densely (three `3m × 3m` matrices
-/// for `m` contacts, see [`estimated_contact_bytes`]): above this count the estimate
-/// exceeds [`MAX_CONTACT_BYTES`].
-pub const MAX_BODIES: usize = 557;
-
-/// Memory budget (bytes) of the dense contact matrices of a scene at its largest.
-pub const MAX_CONTACT_BYTES: f64 = 4.0 * GIB;
-
-const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
+use super::check::{too_many_bodies_message, LENGTH_RANGE, MASS_RANGE, MAX_BODIES};
+use super::{BodySpec, BodyState, Generated, Scenario, ShapeSpec};
 
 /// Largest count along one side of a generated layout.
 const MAX_SIDE: usize = 100;
-
-/// Bodies generated from a few parameters.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", deny_unknown_fields)]
-pub enum Generated {
-    /// A grid of `nx × ny` columns of `height` cubes each.
-    Columns(Columns),
-    /// A square pyramid of cubes: `base × base` on the ground, one fewer per side on each
-    /// layer above, each cube centred over the gap between four below.
-    Pyramid(Pyramid),
-}
-
-/// A grid of columns of cubes (see [`Generated::Columns`]).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Columns {
-    /// Columns along x.
-    pub nx: usize,
-    /// Columns along y.
-    pub ny: usize,
-    /// Cubes in each column.
-    pub height: usize,
-    /// Side of each cube (m). Default `0.1`.
-    #[serde(default = "default_size")]
-    pub size: f64,
-    /// Horizontal gap between neighbouring columns (m). Default `0.02`.
-    #[serde(default = "default_gap")]
-    pub gap: f64,
-    /// Mass of each cube (kg). Default `1`.
-    #[serde(default = "default_mass")]
-    pub mass: f64,
-    /// Radius of each cube's corner spheres (m). Default `size / 20`.
-    #[serde(default)]
-    pub corner_radius: Option<f64>,
-}
-
-/// A pyramid of cubes (see [`Generated::Pyramid`]).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Pyramid {
-    /// Cubes along each side of the bottom layer (also the number of layers).
-    pub base: usize,
-    /// Side of each cube (m). Default `0.1`.
-    #[serde(default = "default_size")]
-    pub size: f64,
-    /// Horizontal gap between neighbouring cubes of a layer (m). Default `0.02`; less
-    /// than `size − 2 corner_radius`, so that every corner rests on a face below.
-    #[serde(default = "default_gap")]
-    pub gap: f64,
-    /// Mass of each cube (kg). Default `1`.
-    #[serde(default = "default_mass")]
-    pub mass: f64,
-    /// Radius of each cube's corner spheres (m). Default `size / 20`.
-    #[serde(default)]
-    pub corner_radius: Option<f64>,
-}
-
-fn default_size() -> f64 {
-    0.1
-}
-
-fn default_gap() -> f64 {
-    0.02
-}
-
-fn default_mass() -> f64 {
-    1.0
-}
 
 /// A cube of a generated layout: its name, centre and size.
 struct Placed {
@@ -156,7 +75,10 @@ impl Generated {
         };
         for (name, n) in counts {
             if !(1..=MAX_SIDE).contains(&n) {
-                return Err((self.field(name), format!("{n}: must lie in [1, {MAX_SIDE}]")));
+                return Err((
+                    self.field(name),
+                    format!("{n}: must lie in [1, {MAX_SIDE}]"),
+                ));
             }
         }
         let cube = self.cube();
@@ -196,10 +118,7 @@ impl Generated {
         }
         let count = self.count();
         if count > MAX_BODIES {
-            return Err((
-                "world.generate".into(),
-                too_many_bodies_message(count),
-            ));
+            return Err(("world.generate".into(), too_many_bodies_message(count)));
         }
         Ok(())
     }
@@ -252,24 +171,6 @@ impl Generated {
     }
 }
 
-/// The message of a scene with more than [`MAX_BODIES`] bodies.
-pub fn too_many_bodies_message(count: usize) -> String {
-    format!(
-        "{count} bodies: at most {MAX_BODIES} (up to 8 contacts each, whose dense contact \
-         matrices would take about {:.1} GiB, above the {:.0} GiB budget)",
-        estimated_contact_bytes(count) / GIB,
-        MAX_CONTACT_BYTES / GIB
-    )
-}
-
-/// Bytes of the dense contact matrices of `bodies` boxes with all 8 corners touching:
-/// three `3m × 3m` matrices of `f64` (`G`, the solver's factor, the metrics' copy) for
-/// `m = 8 bodies` contacts.
-pub fn estimated_contact_bytes(bodies: usize) -> f64 {
-    let rows = 3.0 * 8.0 * bodies as f64;
-    3.0 * 8.0 * rows * rows
-}
-
 impl Scenario {
     /// Appends the bodies of `world.generate` to `world.bodies` and their states to
     /// `initial_state.bodies`; `world.generate` is then empty.
@@ -304,6 +205,7 @@ impl Scenario {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::simulation::scenario::{Columns, Pyramid};
 
     fn columns(nx: usize, ny: usize, height: usize) -> Generated {
         Generated::Columns(Columns {
@@ -321,7 +223,10 @@ mod tests {
     fn columns_stack_cubes_face_on_face_bottom_first() {
         let layout = columns(2, 1, 2).layout();
         let z: Vec<f64> = layout.iter().map(|p| p.centre[2]).collect();
-        assert_eq!(z, vec![0.05, 0.05, 0.15000000000000002, 0.15000000000000002]);
+        assert_eq!(
+            z,
+            vec![0.05, 0.05, 0.15000000000000002, 0.15000000000000002]
+        );
         assert!((layout[1].centre[0] - layout[0].centre[0] - 0.12).abs() < 1e-15);
         assert_eq!(layout[0].centre[0], -layout[1].centre[0]);
     }

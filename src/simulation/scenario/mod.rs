@@ -31,17 +31,19 @@
 //! the locator that finds the line where a field is written.
 
 mod check;
-pub mod generate;
+mod generate;
 mod schema;
 mod yaml;
 
-pub use check::{DIVERGENCE_DISTANCE, DIVERGENCE_SPEED, LENGTH_RANGE, MASS_RANGE, MAX_STEPS};
-pub use schema::{
-    Actuation, Analytical, BodySpec, BodyState, ContactSphere, ExternalForce, ForceProfile,
-    InitialState, Pose, RobotRoot, RobotSource, Scenario, ShapeSpec, SimulationSpec, SolverEntry,
-    StepMetrics, UrdfRobot, WorldSpec,
+pub use check::{
+    DIVERGENCE_DISTANCE, DIVERGENCE_SPEED, LENGTH_RANGE, MASS_RANGE, MAX_BODIES, MAX_CONTACT_BYTES,
+    MAX_STEPS,
 };
-pub use generate::{Columns, Generated, Pyramid, MAX_BODIES};
+pub use schema::{
+    Actuation, Analytical, BodySpec, BodyState, Columns, ContactSphere, ExternalForce,
+    ForceProfile, Generated, InitialState, Pose, Pyramid, RobotRoot, RobotSource, Scenario,
+    ShapeSpec, SimulationSpec, SolverEntry, StepMetrics, UrdfRobot, WorldSpec,
+};
 pub use yaml::locate;
 
 use std::path::{Path, PathBuf};
