@@ -14,15 +14,23 @@ block per call. contactbench runs `bench-step` once per variant (`--variants`, d
 side's median over the rounds, the median of the rounds' ratios, the contacts per step on
 both sides and contactbench's peak resident memory (`/usr/bin/time`, when present).
 
+With `--sweep ASSIGNMENT` (repeatable) the measurement is repeated with each assignment
+added to the `--set`s, and a last table gives µs per step against contacts on both sides
+with the growth exponents fitted by least squares on their logarithms.
+
 Example:
   tools/mujoco_pile.py scenarios/pile_columns.yaml --contactbench target/release/contactbench \
       --set 'world.generate.columns={nx: 3, ny: 3, height: 3}'
+  tools/mujoco_pile.py scenarios/pile_columns.yaml --rounds 1 --variants none \
+      --sweep 'world.generate.columns={nx: 2, ny: 2, height: 2}' \
+      --sweep 'world.generate.columns={nx: 3, ny: 3, height: 3}'
 
 Needs `mujoco` (measured with 4.0.0) and `numpy`; measurement tooling only.
 """
 
 import argparse
 import json
+import math
 import os
 import shutil
 import statistics
@@ -118,8 +126,18 @@ def time_contactbench(args, variant):
     return json.loads(out.stdout), memory
 
 
+def growth_exponent(contacts, micros):
+    """Least-squares slope of log(µs) against log(contacts)."""
+    x = [math.log(c) for c in contacts]
+    y = [math.log(t) for t in micros]
+    mx, my = sum(x) / len(x), sum(y) / len(y)
+    den = sum((a - mx) ** 2 for a in x)
+    return sum((a - mx) * (b - my) for a, b in zip(x, y)) / den if den > 0 else float("nan")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sweep", action="append", default=[])
     parser.add_argument("scenario")
     parser.add_argument("--contactbench", default="target/release/contactbench")
     parser.add_argument("--set", action="append", default=[])
@@ -130,7 +148,29 @@ def main():
     parser.add_argument("--steps", type=int, default=200)
     parser.add_argument("--settle", type=int, default=100)
     args = parser.parse_args()
+    if not args.sweep:
+        measure(args)
+        return
+    fixed, rows = list(args.set), []
+    for assignment in args.sweep:
+        args.set = fixed + [assignment]
+        rows.append((assignment, measure(args)))
+    variants = args.variants.split(",")
+    print("\n| size | contacts (ours / MuJoCo) | MuJoCo µs | "
+          + " | ".join(f"ours µs ({v})" for v in variants) + " |")
+    print("|---|---|---|" + "---|" * len(variants))
+    for assignment, r in rows:
+        print(f"| {assignment} | {r['contacts']:.0f} / {r['mujoco_contacts']:.0f} | "
+              f"{r['mujoco']:.1f} | " + " | ".join(f"{r[v]:.1f}" for v in variants) + " |")
+    if len(rows) > 1:
+        fits = [f"MuJoCo {growth_exponent([r['mujoco_contacts'] for _, r in rows], [r['mujoco'] for _, r in rows]):.2f}"]
+        fits += [f"ours ({v}) {growth_exponent([r['contacts'] for _, r in rows], [r[v] for _, r in rows]):.2f}"
+                 for v in variants]
+        print("growth exponent of µs per step against contacts: " + ", ".join(fits))
 
+
+def measure(args):
+    """One size: prints its report and returns its medians and contacts."""
     world = describe(args)
     model = mujoco.MjModel.from_xml_string(mjcf(world, args.cone))
     variants = args.variants.split(",")
@@ -162,6 +202,10 @@ def main():
               f"{r['not_converged']} not converged; ratio to MuJoCo "
               f"{statistics.median(ratios[v]):.2f}x "
               f"[{' '.join(f'{x:.2f}' for x in ratios[v])}]{per_contact}")
+    result = {"mujoco": statistics.median(theirs), "mujoco_contacts": mj_contacts,
+              "contacts": reports[variants[0]]["contacts"]}
+    result.update({v: statistics.median(ours[v]) for v in variants})
+    return result
 
 
 if __name__ == "__main__":
