@@ -278,7 +278,8 @@ impl Sweep {
         let placed = |k: usize| boxes[k].map(|b| b.loosened(margin));
         let axis = sweep_axis(&self.order, boxes);
         let low = |k: usize| placed(k).map_or(f64::NEG_INFINITY, |b| b.min[axis]);
-        self.order.sort_by(|&a, &b| low(a).total_cmp(&low(b)));
+        self.order
+            .sort_unstable_by(|&a, &b| low(a).total_cmp(&low(b)));
         self.candidates.clear();
         self.candidates.extend_from_slice(&self.unbounded);
         self.active.clear();
