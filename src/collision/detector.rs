@@ -9,10 +9,18 @@
 //! contains the exact one). Shapes are cloned once, at construction; per step the caller
 //! updates the poses of [`ContactDetector::objects`] only.
 //!
+//! With many bounded pairs (a pile of boxes, whose corners may touch every box listed
+//! before theirs) the boxes are not compared pair by pair: a sweep and prune along the
+//! axis of largest spread finds the overlapping ones in `O(n log n + k)`, and only those
+//! the rules allow go on, in the same order and to the same box test as the pair-by-pair
+//! loop (the same contacts either way).
+//!
 //! Every narrow-phase outcome is kept: a GJK or EPA that hit its iteration cap is counted
 //! in [`DetectionOutcomes`], whether or not its distance estimate falls within the margin,
 //! and each pair keeps its last GJK separation vector as the warm start of its next query
 //! (GJK++ §IV-E).
+
+use std::collections::HashMap;
 
 use nalgebra::{Isometry3, Vector3};
 use serde::{Deserialize, Serialize};
@@ -58,6 +66,27 @@ pub struct ContactDetector {
     contacts: Vec<PairContact>,
     contact_pairs: Vec<usize>,
     outcomes: DetectionOutcomes,
+    /// The sweep and prune's index of the pairs of two bounded objects, when there are
+    /// more than [`SWEEP_ABOVE`] of them (`None`: the pair-by-pair loop).
+    sweep: Option<Sweep>,
+}
+
+/// Bounded pairs above which [`ContactDetector::detect`] sweeps and prunes.
+const SWEEP_ABOVE: usize = 64;
+
+/// What the sweep and prune keeps between calls.
+#[derive(Debug, Clone, Default)]
+struct Sweep {
+    /// The index in `pairs` of each allowed pair of bounded objects.
+    bounded: HashMap<(usize, usize), usize>,
+    /// The pairs with a halfspace (always candidates).
+    unbounded: Vec<usize>,
+    /// The bounded objects, sorted along the sweep axis at each call.
+    order: Vec<usize>,
+    /// The objects whose interval along the axis is still open.
+    active: Vec<usize>,
+    /// The candidate pairs of the current call, increasing.
+    candidates: Vec<usize>,
 }
 
 impl ContactDetector {
@@ -77,11 +106,13 @@ impl ContactDetector {
         in_pairs.sort_unstable();
         in_pairs.dedup();
         let shapes: Vec<Shape> = objects.into_iter().map(|(s, _)| s).collect();
-        let local_boxes = shapes
+        let local_boxes: Vec<Option<Aabb>> = shapes
             .iter()
             .map(|s| world_aabb(s, &Isometry3::identity()))
             .collect();
+        let sweep = build_sweep(&pairs, &local_boxes);
         Self {
+            sweep,
             warm_starts: vec![None; pairs.len()],
             world_boxes: vec![None; shapes.len()],
             contacts: Vec::with_capacity(pairs.len()),
@@ -155,7 +186,30 @@ impl ContactDetector {
         self.contacts.clear();
         self.contact_pairs.clear();
         self.outcomes = DetectionOutcomes::default();
-        for (p, &(i, j)) in self.pairs.iter().enumerate() {
+        let mut sweep = self.sweep.take();
+        if let Some(sweep) = sweep.as_mut() {
+            sweep.find_candidates(&self.world_boxes, margin);
+        }
+        let all_pairs = 0..self.pairs.len();
+        let candidates: &mut dyn Iterator<Item = usize> = match &sweep {
+            Some(sweep) => &mut sweep.candidates.iter().copied(),
+            None => &mut all_pairs.into_iter(),
+        };
+        let result = self.narrow_phase(candidates, poses, settings, margin);
+        self.sweep = sweep;
+        result
+    }
+
+    /// The narrow phase of the candidate pairs (increasing), each after the box test.
+    fn narrow_phase(
+        &mut self,
+        candidates: &mut dyn Iterator<Item = usize>,
+        poses: &[Isometry3<f64>],
+        settings: &ContactSettings,
+        margin: f64,
+    ) -> Result<(), CollisionError> {
+        for p in candidates {
+            let (i, j) = self.pairs[p];
             if let (Some(bi), Some(bj)) = (&self.world_boxes[i], &self.world_boxes[j]) {
                 if !bi.loosened(margin).intersects(bj) {
                     continue;
@@ -196,6 +250,72 @@ impl ContactDetector {
     }
 }
 
+/// The sweep's index when there are more than [`SWEEP_ABOVE`] bounded pairs.
+fn build_sweep(pairs: &[(usize, usize)], local_boxes: &[Option<Aabb>]) -> Option<Sweep> {
+    let mut sweep = Sweep::default();
+    for (p, &(i, j)) in pairs.iter().enumerate() {
+        if local_boxes[i].is_some() && local_boxes[j].is_some() {
+            sweep.bounded.insert((i, j), p);
+        } else {
+            sweep.unbounded.push(p);
+        }
+    }
+    if sweep.bounded.len() <= SWEEP_ABOVE {
+        return None;
+    }
+    let mut objects: Vec<usize> = sweep.bounded.keys().flat_map(|&(i, j)| [i, j]).collect();
+    objects.sort_unstable();
+    objects.dedup();
+    sweep.order = objects;
+    Some(sweep)
+}
+
+impl Sweep {
+    /// The pairs whose world boxes, grown by `margin`, overlap on every axis (a superset
+    /// of those passing the narrow phase's box test), and the pairs with a halfspace:
+    /// `candidates`, increasing.
+    fn find_candidates(&mut self, boxes: &[Option<Aabb>], margin: f64) {
+        let placed = |k: usize| boxes[k].map(|b| b.loosened(margin));
+        let axis = sweep_axis(&self.order, boxes);
+        let low = |k: usize| placed(k).map_or(f64::NEG_INFINITY, |b| b.min[axis]);
+        self.order
+            .sort_unstable_by(|&a, &b| low(a).total_cmp(&low(b)));
+        self.candidates.clear();
+        self.candidates.extend_from_slice(&self.unbounded);
+        self.active.clear();
+        for &k in &self.order {
+            let Some(bk) = placed(k) else {
+                continue;
+            };
+            self.active
+                .retain(|&a| placed(a).is_some_and(|ba| ba.max[axis] >= bk.min[axis]));
+            for &a in &self.active {
+                let overlaps = placed(a).is_some_and(|ba| ba.intersects(&bk));
+                if let (true, Some(&p)) = (overlaps, self.bounded.get(&(a.min(k), a.max(k)))) {
+                    self.candidates.push(p);
+                }
+            }
+            self.active.push(k);
+        }
+        self.candidates.sort_unstable();
+    }
+}
+
+/// The axis along which the centres of the boxes of `objects` spread most.
+fn sweep_axis(objects: &[usize], boxes: &[Option<Aabb>]) -> usize {
+    let centres = || {
+        objects
+            .iter()
+            .filter_map(|&k| boxes[k].map(|b| (b.min + b.max) * 0.5))
+    };
+    let count = centres().count().max(1) as f64;
+    let mean = centres().sum::<Vector3<f64>>() / count;
+    centres()
+        .map(|c| (c - mean).component_mul(&(c - mean)))
+        .sum::<Vector3<f64>>()
+        .imax()
+}
+
 /// The world box of a local box `b` placed at `pose`: centre `R c + p`, half extents
 /// `|R| h` (a box that contains the placed one).
 fn placed_box(b: &Aabb, pose: &Isometry3<f64>) -> Aabb {
@@ -212,6 +332,58 @@ fn placed_box(b: &Aabb, pose: &Isometry3<f64>) -> Aabb {
 mod tests {
     use super::*;
     use nalgebra::{Translation3, UnitQuaternion};
+
+    #[test]
+    fn the_sweep_finds_the_contacts_of_the_pair_by_pair_loop() {
+        // A 4 × 4 × 2 lattice of boxes and spheres 0.25 m apart, tilted and jittered so
+        // that neighbours touch or nearly, on a ground plane; every pair allowed.
+        let mut objects = Vec::new();
+        let mut poses = Vec::new();
+        let Ok(ground) = Shape::halfspace(Vector3::z(), 0.0) else {
+            panic!("valid ground");
+        };
+        objects.push((ground, 0));
+        poses.push(Isometry3::identity());
+        for k in 0..32_usize {
+            let (x, y, z) = ((k % 4) as f64, ((k / 4) % 4) as f64, (k / 16) as f64);
+            let jitter = 0.01 * ((k * 7) % 5) as f64;
+            let shape = if k % 3 == 0 {
+                Shape::sphere(0.13)
+            } else {
+                Shape::cuboid(Vector3::new(0.12, 0.13, 0.12))
+            };
+            let Ok(shape) = shape else {
+                panic!("valid shape");
+            };
+            objects.push((shape, k + 1));
+            poses.push(Isometry3::from_parts(
+                Translation3::new(0.25 * x + jitter, 0.25 * y, 0.12 + 0.25 * z - jitter),
+                UnitQuaternion::from_euler_angles(0.1 * jitter, 0.0, 3.0 * jitter),
+            ));
+        }
+        let mut swept = ContactDetector::new(objects, &PairFilter::default());
+        assert!(swept.sweep.is_some());
+        let mut looped = swept.clone();
+        looped.sweep = None;
+        let settings = ContactSettings {
+            margin: 1e-2,
+            ..Default::default()
+        };
+        for detector in [&mut swept, &mut looped] {
+            let Ok(()) = detector.detect(&poses, &settings) else {
+                panic!("finite poses");
+            };
+        }
+        assert!(swept.contacts().len() > 40, "{}", swept.contacts().len());
+        assert_eq!(swept.contact_pairs(), looped.contact_pairs());
+        assert_eq!(swept.contacts(), looped.contacts());
+        let candidates = swept.sweep.as_ref().map_or(0, |s| s.candidates.len());
+        // 191 of the 528 pairs: the halfspace pairs and the lattice's neighbours.
+        assert!(
+            candidates <= 200 && swept.pairs().len() == 528,
+            "{candidates}"
+        );
+    }
 
     #[test]
     fn placed_box_contains_the_exact_box() {

@@ -31,6 +31,14 @@
 //! slab of width 1e-12 at a complementary contact), which is accepted: the split of
 //! such a step is accurate to about 1e-4 `‖λ‖∞` (measured: docs/speed.md, "The
 //! internal-force split's SOCP"); the total does not depend on it.
+//!
+//! Contacts that share no body (two columns of cubes) are uncoupled: `null(Jᵀ)` is the
+//! direct sum of each coupled component's own, the SOCP separates into one per
+//! component, and total, required and spurious are the root sums of squares of the
+//! components' (a component whose total is negligible counts it spurious, as above, at
+//! the whole problem's `‖λ‖∞`). A component whose null space has more than
+//! [`MAX_SPLIT_DIMENSION`] dimensions and whose unconstrained minimizer is infeasible is
+//! not sent to clarabel: the split of that step is left empty (the total stays).
 
 use nalgebra::{DMatrix, DVector, Vector3};
 use serde::{Deserialize, Serialize};
@@ -50,6 +58,10 @@ const SOCP_TOLERANCE: f64 = 1e-10;
 const SOCP_MAX_ITER: usize = 200;
 /// The relaxation that keeps an interior in the SOCP's constraints (dimensionless).
 const FLOOR: f64 = 1e-12;
+/// Largest `dim null(Jᵀ)` of a coupled component whose SOCP goes to clarabel; a larger
+/// one (a pile of a hundred touching cubes) leaves the split empty rather than spend
+/// seconds on a step (module doc).
+pub const MAX_SPLIT_DIMENSION: usize = 200;
 
 /// The internal forces of an answer (N·s).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -73,11 +85,92 @@ pub fn internal_forces(problem: &ContactProblem, lambda: &DVector<f64>) -> Optio
     if jacobian.nrows() == 0 {
         return Some(0.0);
     }
-    Some(with_workspace(|workspace, q| {
-        workspace.factor(jacobian);
-        workspace.project(lambda.as_slice(), q);
-        norm(q)
-    }))
+    let components = coupled_components(jacobian);
+    if components.len() <= 1 {
+        return Some(with_workspace(|workspace, q| {
+            workspace.factor(jacobian);
+            workspace.project(lambda.as_slice(), q);
+            norm(q)
+        }));
+    }
+    // null(Jᵀ) is the direct sum of the components' null spaces: ‖Nᵀλ‖² adds up.
+    let squares: f64 = components
+        .iter()
+        .map(|contacts| {
+            let part = component_jacobian(jacobian, contacts);
+            let lambda = gather(lambda, contacts);
+            with_workspace(|workspace, q| {
+                workspace.factor(&part);
+                workspace.project(lambda.as_slice(), q);
+                norm(q).powi(2)
+            })
+        })
+        .sum();
+    Some(squares.sqrt())
+}
+
+/// The contacts coupled through `J`, as connected components: two contacts are coupled
+/// when their rows are nonzero on a common column (a body they both touch, or a joint of
+/// a chain both hang from). `null(Jᵀ)` is the direct sum of the components' own null
+/// spaces and the split's SOCP separates into one per component (module doc). Each
+/// component's contacts are increasing; the components are in order of their first
+/// contact.
+fn coupled_components(jacobian: &DMatrix<f64>) -> Vec<Vec<usize>> {
+    let n = jacobian.nrows() / 3;
+    let mut parent: Vec<usize> = (0..n).collect();
+    let find = |parent: &mut Vec<usize>, mut i: usize| {
+        while parent[i] != i {
+            parent[i] = parent[parent[i]];
+            i = parent[i];
+        }
+        i
+    };
+    for column in jacobian.column_iter() {
+        let mut first: Option<usize> = None;
+        for (row, value) in column.iter().enumerate() {
+            if *value == 0.0 {
+                continue;
+            }
+            let contact = row / 3;
+            match first {
+                None => first = Some(contact),
+                Some(f) => {
+                    let (a, b) = (find(&mut parent, f), find(&mut parent, contact));
+                    if a != b {
+                        parent[a.max(b)] = a.min(b);
+                    }
+                }
+            }
+        }
+    }
+    let mut index_of_root = vec![usize::MAX; n];
+    let mut components: Vec<Vec<usize>> = Vec::new();
+    for i in 0..n {
+        let r = find(&mut parent, i);
+        if index_of_root[r] == usize::MAX {
+            index_of_root[r] = components.len();
+            components.push(Vec::new());
+        }
+        components[index_of_root[r]].push(i);
+    }
+    components
+}
+
+/// The rows of `J` of `contacts` on the columns where they are nonzero: the component's
+/// own `J` (its other columns are zero and leave its null space unchanged).
+fn component_jacobian(jacobian: &DMatrix<f64>, contacts: &[usize]) -> DMatrix<f64> {
+    let rows: Vec<usize> = contacts.iter().flat_map(|&i| 3 * i..3 * i + 3).collect();
+    let columns: Vec<usize> = (0..jacobian.ncols())
+        .filter(|&c| rows.iter().any(|&r| jacobian[(r, c)] != 0.0))
+        .collect();
+    DMatrix::from_fn(rows.len(), columns.len(), |r, c| {
+        jacobian[(rows[r], columns[c])]
+    })
+}
+
+/// The entries of the 3-vectors of `contacts` in `x`, in order.
+fn gather(x: &DVector<f64>, contacts: &[usize]) -> DVector<f64> {
+    DVector::from_fn(3 * contacts.len(), |r, _| x[3 * contacts[r / 3] + r % 3])
 }
 
 /// `‖x‖∞`, as nalgebra's `amax` (a plain loop over the slice).
@@ -186,26 +279,84 @@ fn split_at_velocity(
     if !(lambda.iter().all(|x| x.is_finite()) && c.iter().all(|x| x.is_finite())) {
         return None;
     }
-    with_workspace(|workspace, q| {
-        workspace.factor(jacobian);
-        split_with(problem, lambda, c, model, shortcut, workspace, q)
+    let scales = Scales {
+        impulse: amax(lambda.as_slice()),
+        velocity: problem.velocity_scale().max(amax(c.as_slice())),
+        at_rest: AT_REST * problem.velocity_scale(),
+    };
+    let components = coupled_components(jacobian);
+    if components.len() <= 1 {
+        let part = Part {
+            lambda,
+            c,
+            mus: (0..problem.num_contacts())
+                .map(|i| problem.mu_of(i))
+                .collect(),
+        };
+        return with_workspace(|workspace, q| {
+            workspace.factor(jacobian);
+            split_with(&part, &scales, model, shortcut, workspace, q)
+        });
+    }
+    // One SOCP per component; the norms of the direct sum add up in squares.
+    let mut squares = [0.0; 3];
+    for contacts in &components {
+        let part_jacobian = component_jacobian(jacobian, contacts);
+        let (lambda, c) = (gather(lambda, contacts), gather(c, contacts));
+        let part = Part {
+            lambda: &lambda,
+            c: &c,
+            mus: contacts.iter().map(|&i| problem.mu_of(i)).collect(),
+        };
+        let split = with_workspace(|workspace, q| {
+            workspace.factor(&part_jacobian);
+            split_with(&part, &scales, model, shortcut, workspace, q)
+        })?;
+        for (sum, x) in squares
+            .iter_mut()
+            .zip([split.total, split.required, split.spurious])
+        {
+            *sum += x * x;
+        }
+    }
+    let [total, required, spurious] = squares.map(f64::sqrt);
+    Some(InternalForces {
+        total,
+        required,
+        spurious,
     })
+}
+
+/// The contacts of one coupled component (or of the whole problem): their `λ`, `c` and
+/// friction coefficients.
+struct Part<'a> {
+    lambda: &'a DVector<f64>,
+    c: &'a DVector<f64>,
+    mus: Vec<f64>,
+}
+
+/// The whole problem's scales, shared by its components: `λ_s = ‖λ‖∞`, `v_s`, and the
+/// speed below which a contact is at rest.
+struct Scales {
+    impulse: f64,
+    velocity: f64,
+    at_rest: f64,
 }
 
 /// [`split_internal_forces`] on the factorization of `J` in `workspace` (`q` scratch):
 /// `Nᵀλ` and the shortcut's `N Nᵀλ` by the stored reflectors, `N` formed only for
 /// clarabel.
 fn split_with(
-    problem: &ContactProblem,
-    lambda: &DVector<f64>,
-    c: &DVector<f64>,
+    part: &Part,
+    scales: &Scales,
     model: ContactModel,
     shortcut: Shortcut,
     workspace: &mut NullSpaceWorkspace,
     q: &mut Vec<f64>,
 ) -> Option<InternalForces> {
+    let (lambda, c) = (part.lambda, part.c);
     workspace.project(lambda.as_slice(), q);
-    let impulse_scale = amax(lambda.as_slice());
+    let impulse_scale = scales.impulse;
     let total = norm(q);
     if total <= NEGLIGIBLE * impulse_scale {
         // Nothing to split (no SOCP): both parts are at most 2 × total; counted spurious.
@@ -216,21 +367,17 @@ fn split_with(
         };
         return Some(split);
     }
-    let velocity_scale = problem.velocity_scale().max(amax(c.as_slice()));
+    let velocity_scale = scales.velocity;
     // Dimensionless: λ̃ = λ / λ_s, ĉ̃ = ĉ / v_s; z is in units of λ_s.
-    let constraints: Vec<ContactConstraint> = (0..problem.num_contacts())
-        .map(|i| {
-            let face = complementarity_face(
-                model,
-                problem.mu_of(i),
-                &contact_vector(lambda, i),
-                &contact_vector(c, i),
-            ) / velocity_scale;
-            let sliding_or_separating =
-                face.norm() * velocity_scale > AT_REST * problem.velocity_scale();
+    let constraints: Vec<ContactConstraint> = (part.mus.iter().enumerate())
+        .map(|(i, &mu)| {
+            let face =
+                complementarity_face(model, mu, &contact_vector(lambda, i), &contact_vector(c, i))
+                    / velocity_scale;
+            let sliding_or_separating = face.norm() * velocity_scale > scales.at_rest;
             ContactConstraint {
                 model,
-                mu: problem.mu_of(i),
+                mu,
                 lambda: contact_vector(lambda, i) / impulse_scale,
                 face: sliding_or_separating.then_some(face),
             }
@@ -255,6 +402,9 @@ fn split_with(
             };
             return Some(split);
         }
+    }
+    if workspace.dimension() > MAX_SPLIT_DIMENSION {
+        return None;
     }
     let null = workspace.basis();
     let q = null.tr_mul(&(lambda / impulse_scale));

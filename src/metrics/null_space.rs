@@ -116,6 +116,11 @@ impl NullSpaceWorkspace {
     /// self-cancelling forces exert no wrench on the base either). A single group (the
     /// cube) has no shared column; a contact on the base itself has no exclusive column
     /// (`Q_b = I`): the general case is the same computation.
+    /// `dim null(Jᵀ)` of the last [`NullSpaceWorkspace::factor`].
+    pub(super) fn dimension(&self) -> usize {
+        self.dimension
+    }
+
     fn null_space(&mut self, jacobian: &DMatrix<f64>) -> DMatrix<f64> {
         self.factor(jacobian);
         self.basis()

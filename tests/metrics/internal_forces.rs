@@ -236,3 +236,78 @@ fn exact_answer(p: &ContactProblem) -> Option<DVector<f64>> {
     let report = solver.solve(p, None).ok()?;
     report.status.is_converged().then_some(report.lambda)
 }
+
+/// Two problems side by side, sharing no body: block-diagonal `G`, `J`, and stacked `g`, `μ`.
+fn side_by_side(a: &ContactProblem, b: &ContactProblem) -> ContactProblem {
+    let block = |x: &nalgebra::DMatrix<f64>, y: &nalgebra::DMatrix<f64>| {
+        let mut m = nalgebra::DMatrix::zeros(x.nrows() + y.nrows(), x.ncols() + y.ncols());
+        m.view_mut((0, 0), x.shape()).copy_from(x);
+        m.view_mut(x.shape(), y.shape()).copy_from(y);
+        m
+    };
+    let stack = |x: &DVector<f64>, y: &DVector<f64>| {
+        DVector::from_iterator(x.len() + y.len(), x.iter().chain(y.iter()).copied())
+    };
+    let (Some(ja), Some(jb)) = (a.jacobian(), b.jacobian()) else {
+        panic!("both carry J");
+    };
+    let Ok(p) = ContactProblem::new(
+        block(a.delassus(), b.delassus()),
+        stack(a.free_velocity(), b.free_velocity()),
+        stack(a.mu(), b.mu()),
+        None,
+    )
+    .and_then(|p| p.with_jacobian(block(ja, jb))) else {
+        panic!("valid pair of problems");
+    };
+    p
+}
+
+#[test]
+fn uncoupled_bodies_split_as_the_root_sum_of_squares_of_their_own_splits() {
+    // Two cubes sliding under the same 8 N push, each answer plus a different null-space
+    // force, side by side: the pair's split (one SOCP per coupled component) is the root
+    // sum of squares of each cube's own, at the same ‖λ‖∞ scale.
+    let Ok(p) = cube_on_plane(1.0, 0.1, 0.5, 8.0, 1e-3) else {
+        panic!("valid cube");
+    };
+    let Some(lambda) = exact_answer(&p) else {
+        panic!("ncp-admm solves the cube");
+    };
+    let Some(jacobian) = p.jacobian() else {
+        panic!("the cube has J");
+    };
+    let null = internal_force_directions(jacobian);
+    let scale = lambda.amax();
+    let a = &lambda + null.column(0) * (0.05 * scale);
+    let b = &lambda + null.column(1) * (0.3 * scale) - null.column(2) * (0.1 * scale);
+    let pair = side_by_side(&p, &p);
+    let both = DVector::from_iterator(24, a.iter().chain(b.iter()).copied());
+    let (Some(sa), Some(sb), Some(s)) = (
+        internal_force_split(&p, &a, ContactModel::Ncp),
+        internal_force_split(&p, &b, ContactModel::Ncp),
+        internal_force_split(&pair, &both, ContactModel::Ncp),
+    ) else {
+        panic!("splits computed");
+    };
+    let rss = |x: f64, y: f64| (x * x + y * y).sqrt();
+    let scale = both.amax();
+    assert!(
+        (s.total - rss(sa.total, sb.total)).abs() < 1e-12 * scale,
+        "{s:?}"
+    );
+    assert!(
+        sa.required > 1e-3 * scale || sb.required > 1e-3 * scale,
+        "{sa:?} {sb:?}"
+    );
+    assert!(
+        (s.required - rss(sa.required, sb.required)).abs() < 1e-8 * scale,
+        "{s:?}"
+    );
+    assert!(
+        (s.spurious - rss(sa.spurious, sb.spurious)).abs() < 1e-8 * scale,
+        "{s:?}"
+    );
+    let whole = internal_force_directions(pair.jacobian().unwrap_or(jacobian));
+    assert_eq!(whole.ncols(), 12);
+}

@@ -223,3 +223,46 @@ fn a_sweep_never_scores_a_run_of_zero_steps_as_a_perfect_zero() {
     let failure = cells[1].failure.as_deref().unwrap_or("");
     assert!(failure.contains("0 steps"), "{failure}");
 }
+
+fn pile_text() -> String {
+    std::fs::read_to_string(shipped("scenarios/pile_columns.yaml")).expect("shipped scenario")
+}
+
+#[test]
+fn a_generated_pile_is_swept_by_set_and_its_bad_counts_name_the_field_and_line() {
+    let text = pile_text();
+    let path = Path::new("bad.yaml");
+    let three = ["world.generate.columns={nx: 3, ny: 3, height: 3}".to_string()];
+    let Ok(pile) = Scenario::from_yaml(&text, path, &three) else {
+        panic!("a 3 × 3 × 3 pile loads");
+    };
+    assert_eq!(pile.world.bodies.len(), 27);
+    assert_eq!(pile.initial_state.bodies.len(), 27);
+    assert!(pile.world.generate.is_none());
+    let line = text
+        .lines()
+        .position(|l| l.contains("columns:"))
+        .map(|i| i + 1);
+    let zero = Scenario::from_yaml(&text.replacen("nx: 2", "nx: 0", 1), path, &[]);
+    let (at, field, message) = where_refused(zero);
+    assert_eq!(
+        (Some(at), field.as_str()),
+        (line, "world.generate.columns.nx")
+    );
+    assert!(message.contains("must lie in [1, 100]"), "{message}");
+    let heavy = Scenario::from_yaml(&text.replacen("mass: 1.0", "mass: -1.0", 1), path, &[]);
+    assert_eq!(where_refused(heavy).1, "world.generate.columns.mass");
+}
+
+#[test]
+fn a_pile_too_large_for_memory_is_refused_before_the_run() {
+    let big = ["world.generate.columns={nx: 10, ny: 10, height: 6}".to_string()];
+    let (_, field, message) = where_refused(Scenario::from_yaml(
+        &pile_text(),
+        Path::new("bad.yaml"),
+        &big,
+    ));
+    assert_eq!(field, "world.generate");
+    assert!(message.contains("600 bodies: at most 557"), "{message}");
+    assert!(message.contains("GiB budget"), "{message}");
+}

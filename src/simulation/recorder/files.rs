@@ -110,20 +110,27 @@ impl Recorder for RunWriter {
 
     fn record(&mut self, s: &StepRecord, analytical: Option<f64>) -> Result<(), RecordError> {
         self.builder.add(s);
-        let row: Vec<String> = step_cells(s, analytical).iter().map(Cell::to_csv).collect();
+        let mut text = String::new();
         if let Some(w) = self.steps.as_mut() {
-            let result = w.write_record(&row);
+            let result = write_row(w, &step_cells(s, analytical), &mut text);
             result.map_err(|e| self.csv_error("steps.csv", e))?;
         }
-        for cells in contact_cells(s) {
-            let row: Vec<String> = cells.iter().map(Cell::to_csv).collect();
-            if let Some(w) = self.contacts.as_mut() {
-                let result = w.write_record(&row);
-                result.map_err(|e| self.csv_error("contacts.csv", e))?;
-            }
+        if let Some(w) = self.contacts.as_mut() {
+            let result = contact_cells(s).try_for_each(|cells| write_row(w, &cells, &mut text));
+            result.map_err(|e| self.csv_error("contacts.csv", e))?;
         }
         Ok(())
     }
+}
+
+/// Writes one row of cells, each formatted into `text` (reused: no string per cell).
+fn write_row(w: &mut csv::Writer<File>, cells: &[Cell], text: &mut String) -> csv::Result<()> {
+    for cell in cells {
+        text.clear();
+        cell.write_csv(text);
+        w.write_field(text.as_bytes())?;
+    }
+    w.write_record(None::<&[u8]>)
 }
 
 /// One cell of a record row: written to `steps.csv` / `contacts.csv` by [`RunWriter`],
@@ -143,12 +150,21 @@ pub enum Cell {
 impl Cell {
     /// The cell as written in a CSV file (floats short and round-tripping).
     pub fn to_csv(&self) -> String {
-        match self {
-            Cell::Int(i) => i.to_string(),
-            Cell::Float(x) => fmt_f64(*x),
-            Cell::Text(t) => t.clone(),
-            Cell::Absent => String::new(),
-        }
+        let mut text = String::new();
+        self.write_csv(&mut text);
+        text
+    }
+
+    /// [`Cell::to_csv`] appended to `text`.
+    pub fn write_csv(&self, text: &mut String) {
+        use std::fmt::Write as _;
+        // Writing into a String cannot fail.
+        let _ = match self {
+            Cell::Int(i) => write!(text, "{i}"),
+            Cell::Float(x) => write!(text, "{x:?}"),
+            Cell::Text(t) => text.write_str(t),
+            Cell::Absent => Ok(()),
+        };
     }
 }
 
@@ -260,10 +276,13 @@ pub fn contact_cells(s: &StepRecord) -> impl Iterator<Item = Vec<Cell>> + '_ {
 }
 
 fn csv_writer(path: &Path) -> Result<csv::Writer<File>, RecordError> {
-    csv::Writer::from_path(path).map_err(|error| RecordError::Csv {
-        path: path.display().to_string(),
-        error,
-    })
+    csv::WriterBuilder::new()
+        .buffer_capacity(1 << 16)
+        .from_path(path)
+        .map_err(|error| RecordError::Csv {
+            path: path.display().to_string(),
+            error,
+        })
 }
 
 /// Writes a value as pretty JSON.

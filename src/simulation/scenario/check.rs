@@ -20,6 +20,35 @@ pub const DIVERGENCE_DISTANCE: f64 = 1e6;
 pub const MASS_RANGE: (f64, f64) = (1e-6, 1e9);
 /// Range of a length (box size, sphere or corner radius, m).
 pub const LENGTH_RANGE: (f64, f64) = (1e-6, 1e3);
+/// Largest number of bodies a scenario may hold, generated or listed. Each box carries up
+/// to 8 contacts and the contact problem is stored densely (three `3m × 3m` matrices
+/// for `m` contacts, see [`estimated_contact_bytes`]): above this count the estimate
+/// exceeds [`MAX_CONTACT_BYTES`].
+pub const MAX_BODIES: usize = 557;
+
+/// Memory budget (bytes) of the dense contact matrices of a scene at its largest.
+pub const MAX_CONTACT_BYTES: f64 = 4.0 * GIB;
+
+const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
+
+/// The message of a scene with more than [`MAX_BODIES`] bodies.
+pub fn too_many_bodies_message(count: usize) -> String {
+    format!(
+        "{count} bodies: at most {MAX_BODIES} (up to 8 contacts each, whose dense contact \
+         matrices would take about {:.1} GiB, above the {:.0} GiB budget)",
+        estimated_contact_bytes(count) / GIB,
+        MAX_CONTACT_BYTES / GIB
+    )
+}
+
+/// Bytes of the dense contact matrices of `bodies` boxes with all 8 corners touching:
+/// three `3m × 3m` matrices of `f64` (`G`, the solver's factor, the metrics' copy) for
+/// `m = 8 bodies` contacts.
+pub fn estimated_contact_bytes(bodies: usize) -> f64 {
+    let rows = 3.0 * 8.0 * bodies as f64;
+    3.0 * 8.0 * rows * rows
+}
+
 impl Scenario {
     pub(super) fn validate(&self, text: &str, file: &Path) -> Result<(), ScenarioError> {
         let invalid = |field: String, message: String| ScenarioError::Invalid {
@@ -129,6 +158,13 @@ impl Scenario {
         &self,
         invalid: &dyn Fn(String, String) -> ScenarioError,
     ) -> Result<(), ScenarioError> {
+        let count = self.world.bodies.len();
+        if count > MAX_BODIES {
+            return Err(invalid(
+                "world.bodies".into(),
+                too_many_bodies_message(count),
+            ));
+        }
         for (i, body) in self.world.bodies.iter().enumerate() {
             let field = |name: &str| format!("world.bodies[{i}].{name}");
             let (m_lo, m_hi) = MASS_RANGE;

@@ -25,19 +25,24 @@
 //!   - {solver: ncp-admm, eps_rel: 1e-8}
 //! ```
 //!
-//! The module's files: `schema.rs`, the file's types (serde); `check.rs`, the checks that
-//! run after parsing and the limits they apply; `yaml.rs`, parsing, `--set` overrides and
+//! The module's files: `schema.rs`, the file's types (serde); `generate.rs`, the bodies of
+//! generated worlds (`world.generate`); `check.rs`, the checks that run after parsing and
+//! the limits they apply; `yaml.rs`, parsing, `--set` overrides and
 //! the locator that finds the line where a field is written.
 
 mod check;
+mod generate;
 mod schema;
 mod yaml;
 
-pub use check::{DIVERGENCE_DISTANCE, DIVERGENCE_SPEED, LENGTH_RANGE, MASS_RANGE, MAX_STEPS};
+pub use check::{
+    DIVERGENCE_DISTANCE, DIVERGENCE_SPEED, LENGTH_RANGE, MASS_RANGE, MAX_BODIES, MAX_CONTACT_BYTES,
+    MAX_STEPS,
+};
 pub use schema::{
-    Actuation, Analytical, BodySpec, BodyState, ContactSphere, ExternalForce, ForceProfile,
-    InitialState, Pose, RobotRoot, RobotSource, Scenario, ShapeSpec, SimulationSpec, SolverEntry,
-    StepMetrics, UrdfRobot, WorldSpec,
+    Actuation, Analytical, BodySpec, BodyState, Columns, ContactSphere, ExternalForce,
+    ForceProfile, Generated, InitialState, Pose, Pyramid, RobotRoot, RobotSource, Scenario,
+    ShapeSpec, SimulationSpec, SolverEntry, StepMetrics, UrdfRobot, WorldSpec,
 };
 pub use yaml::locate;
 
@@ -159,6 +164,7 @@ impl Scenario {
         }
         scenario.source = file.to_path_buf();
         scenario.text = text.to_string();
+        scenario.expand_generated()?;
         scenario.validate(text, file)?;
         Ok(scenario)
     }

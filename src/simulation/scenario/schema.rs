@@ -72,6 +72,10 @@ pub struct WorldSpec {
     /// Built-in free-flying bodies.
     #[serde(default)]
     pub bodies: Vec<BodySpec>,
+    /// Bodies generated from a few parameters (a grid of columns, a pyramid), appended to
+    /// `bodies` when the scenario is read ([`super::generate`]).
+    #[serde(default)]
+    pub generate: Option<Generated>,
     /// Contact spheres attached to frames of the robot.
     #[serde(default)]
     pub contact_spheres: Vec<ContactSphere>,
@@ -124,6 +128,74 @@ pub enum ShapeSpec {
     Box([f64; 3]),
     /// A sphere of the given radius (m).
     Sphere(f64),
+}
+
+/// Bodies generated from a few parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum Generated {
+    /// A grid of `nx × ny` columns of `height` cubes each.
+    Columns(Columns),
+    /// A square pyramid of cubes: `base × base` on the ground, one fewer per side on each
+    /// layer above, each cube centred over the gap between four below.
+    Pyramid(Pyramid),
+}
+
+/// A grid of columns of cubes (see [`Generated::Columns`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Columns {
+    /// Columns along x.
+    pub nx: usize,
+    /// Columns along y.
+    pub ny: usize,
+    /// Cubes in each column.
+    pub height: usize,
+    /// Side of each cube (m). Default `0.1`.
+    #[serde(default = "default_size")]
+    pub size: f64,
+    /// Horizontal gap between neighbouring columns (m). Default `0.02`.
+    #[serde(default = "default_gap")]
+    pub gap: f64,
+    /// Mass of each cube (kg). Default `1`.
+    #[serde(default = "default_mass")]
+    pub mass: f64,
+    /// Radius of each cube's corner spheres (m). Default `size / 20`.
+    #[serde(default)]
+    pub corner_radius: Option<f64>,
+}
+
+/// A pyramid of cubes (see [`Generated::Pyramid`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Pyramid {
+    /// Cubes along each side of the bottom layer (also the number of layers).
+    pub base: usize,
+    /// Side of each cube (m). Default `0.1`.
+    #[serde(default = "default_size")]
+    pub size: f64,
+    /// Horizontal gap between neighbouring cubes of a layer (m). Default `0.02`; less
+    /// than `size − 2 corner_radius`, so that every corner rests on a face below.
+    #[serde(default = "default_gap")]
+    pub gap: f64,
+    /// Mass of each cube (kg). Default `1`.
+    #[serde(default = "default_mass")]
+    pub mass: f64,
+    /// Radius of each cube's corner spheres (m). Default `size / 20`.
+    #[serde(default)]
+    pub corner_radius: Option<f64>,
+}
+
+fn default_size() -> f64 {
+    0.1
+}
+
+fn default_gap() -> f64 {
+    0.02
+}
+
+fn default_mass() -> f64 {
+    1.0
 }
 
 /// A rigid placement.
