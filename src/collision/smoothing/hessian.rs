@@ -1,11 +1,11 @@
 //! The Hessian `∂²σ/∂u²` of a shape's support function `σ(u) = max_{p ∈ A} ⟨u, p⟩` at a
-//! unit direction `u`, in the shape's frame: what the 1st-order estimators need (eq. 19).
+//! direction `u`, in the shape's frame: what the 1st-order estimators need (eq. 19).
 //!
-//! The support function of an inflated shape is `σ_core(u) + r ‖u‖`, whose Hessian adds
-//! `r (I − u uᵀ)` at a unit `u`; the estimates at another `u` follow by homogeneity
-//! (`∂²σ(λu) = ∂²σ(u) / λ`), which the caller applies.
-
-use std::collections::HashSet;
+//! As in the paper, `u` is not normalized: the 1st-order estimators evaluate the Hessians
+//! at the separation vector (`u = |x*| n`), and the noise of the smoothed estimators is
+//! added to that `u` (eq. 26, 27), so that it weighs more, relative to `u`, as the shapes
+//! come into contact. The support function of an inflated shape is `σ_core(u) + r ‖u‖`,
+//! whose Hessian adds `r (I − ûûᵀ)/‖u‖`.
 
 use nalgebra::{Matrix2, Matrix3, Vector3};
 use rand::SeedableRng;
@@ -30,7 +30,7 @@ pub enum HessianMethod {
     Gaussian {
         /// Samples `M`.
         samples: usize,
-        /// Noise on the unit direction.
+        /// Noise on the direction (m).
         noise: f64,
         /// Seed (each shape of a pair draws from its own stream).
         seed: u64,
@@ -39,12 +39,12 @@ pub enum HessianMethod {
     Gumbel {
         /// Neighbourhood depth `n_l`.
         rings: usize,
-        /// Temperature (m).
+        /// Temperature on `⟨vᵢ, u⟩` (m²).
         noise: f64,
     },
 }
 
-/// The Hessian of `shape`'s support function at the unit direction `u` (shape frame).
+/// The Hessian of `shape`'s support function at the non-zero direction `u` (shape frame).
 /// `stream` separates the random draws of the two shapes of a pair.
 pub fn support_hessian(
     shape: &Shape,
@@ -59,14 +59,17 @@ pub fn support_hessian(
         }
         .into());
     }
-    let radius_term = (Matrix3::identity() - u * u.transpose()) * shape.radius;
+    let length = u.norm();
+    let unit = u / length;
+    let tangent = Matrix3::identity() - unit * unit.transpose();
+    let radius_term = tangent * (shape.radius / length);
     match *method {
-        HessianMethod::Exact => Ok(exact_core_hessian(&shape.core, u) + radius_term),
+        HessianMethod::Exact => Ok(exact_core_hessian(&shape.core, &unit) / length + radius_term),
         HessianMethod::Gaussian {
             samples,
             noise,
             seed,
-        } => Ok(gaussian_hessian(shape, u, samples, noise, seed, stream)),
+        } => Ok(tangent * gaussian_hessian(shape, u, samples, noise, seed, stream) * tangent),
         HessianMethod::Gumbel { rings, noise } => match &shape.core {
             Core::Hull(hull) => Ok(gumbel_hessian(hull, u, rings, noise) + radius_term),
             core => Err(SmoothingError::NotAMesh(core_name(core))),
@@ -139,10 +142,11 @@ fn inflated_support(shape: &Shape, u: &Vector3<f64>, hint: &mut usize) -> Vector
     }
 }
 
-/// Eq. (26) with `μ = N(0, I)`: `H ≈ (1/M) Σ (∇σ(u + ε zⱼ) − ∇σ(u)) zⱼᵀ / ε`, then
-/// `P (H + Hᵀ)/2 P` with `P = I − u uᵀ`. Without the projection, the sampling noise of the
-/// entries along `u` is amplified by the large tangential curvature that smoothing gives a
-/// flat face, and ends up in the derivative of the distance.
+/// Eq. (26) with `μ = N(0, I)`: `H ≈ (1/M) Σ (∇σ(u + ε zⱼ) − ∇σ(u)) zⱼᵀ / ε`,
+/// symmetrized; the caller projects it, `P H P` with `P = I − ûûᵀ`. Without the
+/// projection, the sampling noise of the entries along `u` is amplified by the large
+/// tangential curvature that smoothing gives a flat face, and ends up in the derivative of
+/// the distance.
 fn gaussian_hessian(
     shape: &Shape,
     u: &Vector3<f64>,
@@ -164,33 +168,34 @@ fn gaussian_hessian(
         sum += (s - s0) * z.transpose();
     }
     let h = sum / (samples as f64 * noise);
-    let tangent = Matrix3::identity() - u * u.transpose();
-    tangent * (h + h.transpose()) * 0.5 * tangent
+    (h + h.transpose()) * 0.5
 }
 
 /// The vertices within `rings` edges of vertex `start` (all of them for a hull without
-/// adjacency).
+/// adjacency), breadth first.
 fn ring_vertices(hull: &ConvexHull, start: usize, rings: usize) -> Vec<usize> {
+    let count = hull.vertices().len();
     if !hull.is_solid() {
-        return (0..hull.vertices().len()).collect();
+        return (0..count).collect();
     }
-    let mut seen: HashSet<usize> = HashSet::from([start]);
+    let mut seen = vec![false; count];
+    seen[start] = true;
     let mut all = vec![start];
-    let mut frontier = vec![start];
+    let mut level = 0..1;
     for _ in 0..rings {
-        let mut next = Vec::new();
-        for &v in &frontier {
-            for &w in hull.neighbors(v) {
-                if seen.insert(w as usize) {
-                    next.push(w as usize);
+        for k in level.clone() {
+            for &w in hull.neighbors(all[k]) {
+                let w = w as usize;
+                if !seen[w] {
+                    seen[w] = true;
+                    all.push(w);
                 }
             }
         }
-        if next.is_empty() {
+        if all.len() == level.end {
             break;
         }
-        all.extend_from_slice(&next);
-        frontier = next;
+        level = level.end..all.len();
     }
     all
 }

@@ -44,7 +44,8 @@ pub const MAX_SAMPLES: usize = 1_000_000;
 /// Largest neighbourhood depth `n_l` of the Gumbel estimator.
 pub const MAX_RINGS: usize = 64;
 /// Below this separation (m) — GJK's resolution `√ε` at its default duality-gap
-/// tolerance `ε = 1e-12` — the normal, and so the implicit derivative, is undefined.
+/// tolerance `ε = 1e-12` — the shapes touch: the normal has no derivative, and the
+/// 1st-order estimators evaluate the support Hessians at `TOUCHING · n` instead of `x*`.
 pub const TOUCHING: f64 = 1e-6;
 
 /// Why derivatives could not be computed.
@@ -69,9 +70,6 @@ pub enum SmoothingError {
     /// The Gumbel estimator needs a mesh (a convex hull with vertices).
     #[error("the Gumbel estimator needs a convex hull, not a {0}")]
     NotAMesh(&'static str),
-    /// The shapes touch: the separation vector is zero and the normal undefined.
-    #[error("the shapes touch (|x₁ − x₂| = {0:e} m): the normal has no derivative")]
-    Touching(f64),
     /// The implicit system (eq. 19) is singular: the derivative is not defined.
     #[error("the implicit system of the optimality condition is singular")]
     Singular,
@@ -98,7 +96,7 @@ pub enum Estimator {
         seed: u64,
     },
     /// 1st-order estimator with Gaussian-smoothed support Hessians, eq. (26); the noise
-    /// is added to the unit support direction (dimensionless).
+    /// is added to the support direction `x*` (m), as in the paper.
     FirstOrderGaussian {
         /// Samples `M` per shape.
         samples: usize,
@@ -109,11 +107,11 @@ pub enum Estimator {
     },
     /// 1st-order estimator with the Gumbel soft-max Hessian of a mesh, eq. (27)-(28), on
     /// the vertices within `rings` edges of the witness vertex; the noise is the soft-max
-    /// temperature (m, on `⟨vᵢ, n⟩` with `n` the unit support direction).
+    /// temperature on `zᵢ = ⟨vᵢ, x*⟩` (m²), as in the paper.
     FirstOrderGumbel {
         /// Neighbourhood depth `n_l`.
         rings: usize,
-        /// Temperature `ε` (m).
+        /// Temperature `ε` (m²).
         noise: f64,
     },
     /// 1st-order with the closed-form support Hessians (exact where the support function
@@ -259,6 +257,10 @@ pub struct PairDerivatives {
     pub jacobians: GeometryJacobians,
     /// GJK/EPA queries run for the derivatives (the unperturbed one not counted).
     pub queries: usize,
+    /// False when a 1st-order estimator found the shapes touching (`|x₁ − x₂|` below
+    /// [`TOUCHING`]): the normal has no derivative there and its Jacobian is returned as
+    /// zeros; the other Jacobians are those at the separation `TOUCHING · n`.
+    pub normal_defined: bool,
 }
 
 /// A pair of shapes with B's pose in A's frame: what the estimators differentiate.
@@ -336,6 +338,13 @@ pub fn derivatives_at(
 ) -> Result<PairDerivatives, SmoothingError> {
     estimator.check()?;
     let geometry = PairGeometry::of(base);
+    let mut normal_defined = true;
+    let mut implicit =
+        |method: &HessianMethod| -> Result<(GeometryJacobians, usize), SmoothingError> {
+            let (jacobians, defined) = first_order(pair, &geometry, method)?;
+            normal_defined = defined;
+            Ok((jacobians, 0))
+        };
     let (jacobians, queries) = match *estimator {
         Estimator::FiniteDifferences { step, central } => {
             finite_differences(pair, base, settings, step, central)?
@@ -349,24 +358,21 @@ pub fn derivatives_at(
             samples,
             noise,
             seed,
-        } => {
-            let method = HessianMethod::Gaussian {
-                samples,
-                noise,
-                seed,
-            };
-            (first_order(pair, &geometry, &method)?, 0)
-        }
+        } => implicit(&HessianMethod::Gaussian {
+            samples,
+            noise,
+            seed,
+        })?,
         Estimator::FirstOrderGumbel { rings, noise } => {
-            let method = HessianMethod::Gumbel { rings, noise };
-            (first_order(pair, &geometry, &method)?, 0)
+            implicit(&HessianMethod::Gumbel { rings, noise })?
         }
-        Estimator::FirstOrderExact => (first_order(pair, &geometry, &HessianMethod::Exact)?, 0),
+        Estimator::FirstOrderExact => implicit(&HessianMethod::Exact)?,
     };
     Ok(PairDerivatives {
         geometry,
         jacobians,
         queries,
+        normal_defined,
     })
 }
 
@@ -424,29 +430,28 @@ fn skew(a: &Vector3<f64>) -> Matrix3<f64> {
 /// The 1st-order estimator: implicit differentiation of the optimality condition (12)
 /// written with the support directions `u = |x| n` for A and `−Rᵀu` for B:
 /// `F(x, ξ) = x − ∇σ_A(s x) + R ∇σ_B(−Rᵀ s x) + t = 0`, `s = −1` separated (x₁ = ∇σ_A(−x),
-/// eq. 13) and `s = +1` penetrating (EPA's `x* ∈ ∂σ_D(x*)`, eq. 10).
+/// eq. 13) and `s = +1` penetrating (EPA's `x* ∈ ∂σ_D(x*)`, eq. 10). Also returns
+/// whether the normal's derivative is defined (the shapes do not touch).
 fn first_order(
     pair: &Pair<'_>,
     geometry: &PairGeometry,
     method: &HessianMethod,
-) -> Result<GeometryJacobians, SmoothingError> {
+) -> Result<(GeometryJacobians, bool), SmoothingError> {
     let x = geometry.point_a - geometry.point_b;
-    let length = x.norm();
-    if length < TOUCHING {
-        return Err(SmoothingError::Touching(length));
-    }
+    let normal_defined = x.norm() >= TOUCHING;
+    let length = x.norm().max(TOUCHING);
     let s = if geometry.distance < 0.0 { 1.0 } else { -1.0 };
     let n = geometry.normal;
     let rotation = pair.b_in_a.rotation.to_rotation_matrix().into_inner();
     let dir_b = -(rotation.transpose() * n);
-    // Hessians at the unit directions, divided by |u| = |x| (σ is 1-homogeneous).
-    let h_a = support_hessian(pair.a, &n, method, 0)? / length;
-    let h_b = support_hessian(pair.b, &dir_b, method, 1)? / length;
+    // Hessians at the separation vector u = |x| n and at −Rᵀu.
+    let h_a = support_hessian(pair.a, &(n * length), method, 0)?;
+    let h_b = support_hessian(pair.b, &(dir_b * length), method, 1)?;
     let y_b = rotation.transpose() * (geometry.point_b - pair.b_in_a.translation.vector);
     // Eq. (19), with the sign s of the support direction.
     let df_dx = Matrix3::identity() - (h_a + rotation * h_b * rotation.transpose()) * s;
     // ∂F/∂v = R; ∂F/∂ω = −R [y_B]ₓ − R H_B [Rᵀu]ₓ with u = s x.
-    let u_in_b = rotation.transpose() * (x * s);
+    let u_in_b = rotation.transpose() * (n * length);
     let df_dw = -rotation * skew(&y_b) - rotation * h_b * skew(&u_in_b);
     let mut df_dxi = Matrix3x6::zeros();
     df_dxi.fixed_columns_mut::<3>(0).copy_from(&rotation);
@@ -462,12 +467,17 @@ fn first_order(
     let d_point_b = d_point_a - dx;
     // n = s x / |x|, d = −s |x|.
     let projector = Matrix3::identity() - n * n.transpose();
-    let d_normal = projector * dx * (s / length);
+    let d_normal = if normal_defined {
+        projector * dx * (s / length)
+    } else {
+        Matrix3x6::zeros()
+    };
     let d_distance = -(n.transpose() * dx);
-    Ok(GeometryJacobians {
+    let jacobians = GeometryJacobians {
         point_a: d_point_a,
         point_b: d_point_b,
         normal: d_normal,
         distance: d_distance,
-    })
+    };
+    Ok((jacobians, normal_defined))
 }

@@ -8,9 +8,12 @@
 //!   samples, the noise and the Gumbel neighbourhood grow (the paper's Fig. 6 study, on
 //!   pairs with an oracle);
 //! - `rs-tab2`: µs per derivative per estimator and setting, collision / no collision
-//!   (Tab. II), on convex hulls of the robots' meshes.
+//!   (Tab. II), on convex hulls of the robots' meshes;
+//! - `rs-tab1`: contact-pose generation by Gauss-Newton on random 12-vertex ellipsoid
+//!   meshes, terminal-cost quantiles per estimator (Tab. I).
 
 mod samples;
+mod tab1;
 mod tab2;
 
 use super::page::SummaryLine;
@@ -18,7 +21,7 @@ use super::Experiment;
 
 /// Every experiment of the paper, in its order.
 pub fn all() -> Vec<&'static dyn Experiment> {
-    vec![&samples::Samples, &tab2::Tab2]
+    vec![&samples::Samples, &tab1::Tab1, &tab2::Tab2]
 }
 
 /// Their ids.

@@ -127,8 +127,8 @@ struct Series {
 
 const ZEROTH_NOISE: [f64; 2] = [1e-3, 1e-4];
 const FIRST_NOISE: f64 = 1e-3;
-const NOISE_STUDY: [f64; 3] = [1e-4, 1e-2, 1e-1];
-const TEMPERATURES: [f64; 3] = [1e-3, 2e-3, 5e-3];
+const NOISE_STUDY: [f64; 3] = [1e-5, 1e-4, 1e-2];
+const TEMPERATURES: [f64; 3] = [5e-5, 1e-4, 2e-4];
 const RINGS: [usize; 7] = [0, 1, 2, 3, 4, 6, 8];
 
 fn zeroth(samples: usize, noise: f64) -> impl Fn(u64) -> Estimator + Sync {
@@ -289,8 +289,8 @@ impl Experiment for Samples {
                 "Error: the largest entry of the difference of the four Jacobians (witness \
                  points, normal, signed distance, with respect to B's pose) over the largest \
                  entry of the exact witness Jacobians, mean over {seeds} seeds. 0th-order noise \
-                 on the pose (m and rad); 1st-order Gaussian noise on the unit support \
-                 direction; Gumbel temperature in m."
+                 on the pose (m and rad); 1st-order Gaussian noise on the separation \
+                 vector (m); Gumbel temperature on ⟨vᵢ, x*⟩ (m²), as in the paper."
             ),
             "Gumbel: two hulls of 3000 points on spheres of radii 0.1 and 0.15 m (Fibonacci \
              lattice, about 6 mm between neighbours), compared with the exact spheres' \
@@ -358,7 +358,7 @@ fn gumbel_panel(g: &GumbelStudy) -> Panel {
         .map(|(k, (noise, row))| {
             let points = row.iter().map(|&(r, e)| (r as f64, e)).collect();
             Curve::styled(
-                format!("1st-order Gumbel, ε = {} m", num(*noise)),
+                format!("1st-order Gumbel, ε = {} m²", num(*noise)),
                 points,
                 style(k, false),
             )
@@ -405,7 +405,7 @@ fn samples_table(cases: &[Case], study: &[Series], noise_study: &[Series]) -> (S
 }
 
 fn gumbel_table(g: &GumbelStudy) -> (String, String) {
-    let mut header = vec!["temperature ε (m)".to_string()];
+    let mut header = vec!["temperature ε (m²)".to_string()];
     header.extend(RINGS.iter().map(|r| format!("n_l = {r}")));
     let rows: Vec<Vec<String>> = g
         .errors
