@@ -428,3 +428,34 @@ fn bad_parameters_and_pairs_give_typed_errors() {
         panic!("a cylinder has a closed-form rim Hessian");
     };
 }
+
+#[test]
+fn the_samples_page_draws_its_figure_and_its_claims_hold_at_the_quick_size() {
+    let out = std::env::temp_dir().join(format!("contactbench-rs-samples-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let options = contactbench::paper::Options {
+        only: vec!["rs-samples".into()],
+        quick: true,
+        ..Default::default()
+    };
+    let outcome = match contactbench::paper::run_paper(&out, &options) {
+        Ok(o) => o,
+        Err(e) => panic!("paper: {e}"),
+    };
+    let Some(Ok(page)) = outcome.lines.first().map(|l| &l.outcome) else {
+        panic!("the page was not written");
+    };
+    assert_eq!(page.claims.len(), 4);
+    for claim in &page.claims {
+        assert_eq!(
+            claim.verdict,
+            contactbench::paper::claims::Verdict::Holds,
+            "{}: {}",
+            claim.claim,
+            claim.measured
+        );
+    }
+    assert!(out.join("rs-samples").join("rs-samples.png").is_file());
+    assert!(out.join("rs-samples").join("rs-samples.csv").is_file());
+    let _ = std::fs::remove_dir_all(&out);
+}

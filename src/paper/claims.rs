@@ -218,7 +218,7 @@ impl Claim {
                 num(target)
             ),
             format!("{what} = {}", num(value)),
-            finite(&[value, target, factor_]).then(|| value >= lo && value <= hi),
+            finite(&[value, target, factor_]).then_some(value >= lo && value <= hi),
             margin,
         )
     }

@@ -351,6 +351,12 @@ impl Experiment for Tab1 {
                 .into(),
         ];
         page.tables.push(table(&columns, &ours));
+        page.notes.push(
+            "The targets here are vertices (see Setup); the paper draws them on the surfaces \
+             without saying how. Which estimator reaches a zero cost on which problem is in \
+             the data file, one row per problem and estimator."
+                .into(),
+        );
         page.claims = claims(&columns, &ours);
         page.data.push(csv(ctx, &columns, &costs)?);
         Ok(page)
