@@ -459,3 +459,43 @@ fn the_samples_page_draws_its_figure_and_its_claims_hold_at_the_quick_size() {
     assert!(out.join("rs-samples").join("rs-samples.csv").is_file());
     let _ = std::fs::remove_dir_all(&out);
 }
+
+#[test]
+fn a_vanishing_gumbel_temperature_gives_an_error_not_an_infinite_derivative() {
+    let cube = |h: f64| {
+        let corners: Vec<Vector3<f64>> = (0..8)
+            .map(|k| {
+                Vector3::new(
+                    if k & 1 == 0 { -h } else { h },
+                    if k & 2 == 0 { -h } else { h },
+                    if k & 4 == 0 { -h } else { h },
+                )
+            })
+            .collect();
+        match ConvexHull::from_points(&corners, "cube") {
+            Ok(hull) => Shape::convex_hull(Arc::new(hull)),
+            Err(e) => panic!("hull: {e}"),
+        }
+    };
+    let (a, b) = (cube(0.1), cube(0.05));
+    // Face to face: every vertex of the facing faces ties in the soft-max.
+    let pair = Pair {
+        a: &a,
+        b: &b,
+        b_in_a: pose([0.0, 0.0, 0.2], [0.0, 0.0, 0.0]),
+    };
+    let tiny = Estimator::FirstOrderGumbel {
+        rings: 2,
+        noise: 1e-300,
+    };
+    match pair_derivatives(&pair, &tiny, &ContactSettings::default()) {
+        Ok(d) => {
+            let j = d.jacobians;
+            assert!(j.point_a.iter().all(|v| v.is_finite()));
+            assert!(j.point_b.iter().all(|v| v.is_finite()));
+            assert!(j.normal.iter().all(|v| v.is_finite()));
+            assert!(j.distance.iter().all(|v| v.is_finite()));
+        }
+        Err(e) => assert!(matches!(e, SmoothingError::Singular), "{e}"),
+    }
+}

@@ -70,8 +70,9 @@ pub enum SmoothingError {
     /// The Gumbel estimator needs a mesh (a convex hull with vertices).
     #[error("the Gumbel estimator needs a convex hull, not a {0}")]
     NotAMesh(&'static str),
-    /// The implicit system (eq. 19) is singular: the derivative is not defined.
-    #[error("the implicit system of the optimality condition is singular")]
+    /// The implicit system (eq. 19) is singular, or a smoothed Hessian overflowed (an
+    /// extreme noise level): the derivative is not defined.
+    #[error("the implicit system of the optimality condition is singular or not finite")]
     Singular,
 }
 
@@ -479,5 +480,14 @@ fn first_order(
         normal: d_normal,
         distance: d_distance,
     };
+    // An extreme noise level can overflow a smoothed Hessian: refuse rather than pass on
+    // an infinite or NaN derivative.
+    let finite = [&jacobians.point_a, &jacobians.point_b, &jacobians.normal]
+        .iter()
+        .all(|j| j.iter().all(|v| v.is_finite()))
+        && jacobians.distance.iter().all(|v| v.is_finite());
+    if !finite {
+        return Err(SmoothingError::Singular);
+    }
     Ok((jacobians, normal_defined))
 }
