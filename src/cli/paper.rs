@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use super::out::outln;
 use anyhow::Context;
 use contactbench::paper::verdicts::Verdicts;
-use contactbench::paper::{collision, experiments, run_paper, Options};
+use contactbench::paper::{collision, experiments, run_paper, smoothing, Options};
 
 /// Which paper's tables and figures a run makes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -19,6 +19,8 @@ pub enum Paper {
     /// GJK++ and "Collision Detection Accelerated" (alias: gjk).
     #[value(alias = "gjk")]
     Collision,
+    /// "Differentiable Collision Detection: a Randomized Smoothing Approach".
+    Smoothing,
 }
 
 /// Arguments of `contactbench paper`.
@@ -58,7 +60,11 @@ pub struct Args {
 /// failure).
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if args.list {
-        for e in experiments::all().into_iter().chain(collision::all()) {
+        let every = experiments::all()
+            .into_iter()
+            .chain(collision::all())
+            .chain(smoothing::all());
+        for e in every {
             outln!("{:<9} {:<18} {}", e.id(), e.paper_ref(), e.title());
         }
         return Ok(ExitCode::SUCCESS);
@@ -69,10 +75,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .map(Verdicts::read)
         .transpose()?;
     let earlier = args.earlier.as_deref().map(Verdicts::read).transpose()?;
-    let only = if args.only.is_empty() && args.paper == Paper::Collision {
-        collision::ids().into_iter().map(String::from).collect()
-    } else {
-        args.only
+    let only = match (args.only.is_empty(), args.paper) {
+        (true, Paper::Collision) => collision::ids().into_iter().map(String::from).collect(),
+        (true, Paper::Smoothing) => smoothing::ids().into_iter().map(String::from).collect(),
+        _ => args.only,
     };
     let options = Options {
         only,

@@ -486,6 +486,15 @@ impl ConvexHull {
         !self.faces.is_empty()
     }
 
+    /// The hull's neighbours of vertex `i` (the ends of its edges); empty for flat sets
+    /// and for an index out of range.
+    pub fn neighbors(&self, i: usize) -> &[u32] {
+        match (self.offsets.get(i), self.offsets.get(i + 1)) {
+            (Some(&lo), Some(&hi)) => &self.neighbors[lo as usize..hi as usize],
+            _ => &[],
+        }
+    }
+
     fn linear_support(&self, dir: &Vector3<f64>) -> usize {
         let mut best = 0;
         let mut best_value = f64::NEG_INFINITY;

@@ -15,6 +15,8 @@
 //! - [`detector`]: the simulator's contacts of a fixed list of pairs, step after step.
 //! - [`scene`]: world-placed [`CollisionObject`]s → the list of contacts.
 //! - [`benchmark`]: seeded random pairs at controlled distances (GJK++ §IV protocol).
+//! - [`smoothing`]: derivatives of a pair's witness points, normal and signed distance
+//!   with respect to their relative pose, by randomized smoothing.
 
 pub mod benchmark;
 pub mod broadphase;
@@ -31,6 +33,7 @@ pub mod qp;
 pub mod scene;
 pub mod shape;
 pub mod simplex;
+pub mod smoothing;
 pub mod support;
 
 use std::collections::HashMap;

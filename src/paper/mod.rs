@@ -21,6 +21,7 @@ pub mod names;
 pub mod page;
 pub mod protocol;
 pub mod runs;
+pub mod smoothing;
 pub mod timing;
 pub mod verdicts;
 
@@ -222,6 +223,7 @@ impl PaperOutcome {
 pub fn known_ids() -> Vec<&'static str> {
     let mut ids = experiments::ids();
     ids.extend(collision::ids());
+    ids.extend(smoothing::ids());
     ids
 }
 
@@ -233,6 +235,7 @@ fn selection(options: &Options) -> Result<Vec<&'static dyn Experiment>, PaperErr
     }
     let mut all = experiments::all();
     all.extend(collision::all());
+    all.extend(smoothing::all());
     for id in &options.only {
         if !all.iter().any(|e| e.id() == id.trim()) {
             return Err(PaperError::UnknownExperiment(id.clone()));
@@ -370,6 +373,8 @@ fn write_all(
     let summary = dir.join("README.md");
     let text = if chosen.iter().all(|e| collision::is_collision(e.id())) {
         collision::summary_markdown(&lines, options.quick)
+    } else if chosen.iter().all(|e| smoothing::is_smoothing(e.id())) {
+        smoothing::summary_markdown(&lines, options.quick)
     } else {
         summary_markdown(&lines, &stamp, &NOT_REPRODUCED)
     };
