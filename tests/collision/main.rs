@@ -1,6 +1,6 @@
 //! Collision detection: closed-form distances, GJK/EPA's contract, degenerate input,
-//! parry3d as an oracle, the collision papers' baselines, the scene and the simulator's
-//! detector.
+//! parry3d as an oracle, the collision papers' baselines, the scene, the simulator's
+//! detector and the randomized-smoothing derivatives.
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -11,4 +11,5 @@ mod detector;
 mod exact;
 mod gjk;
 mod scene;
+mod smoothing;
 mod vs_parry;
