@@ -134,7 +134,10 @@ fn bad_operators_get_typed_errors() {
     let mut nan = j.clone();
     nan[(1, 2)] = f64::NAN;
     let nan = FactorizedDelassus::new(sparse_rows(&nan), sparse_columns(&m));
-    assert!(matches!(nan, Err(ProblemError::NonFinite { field: "J", .. })));
+    assert!(matches!(
+        nan,
+        Err(ProblemError::NonFinite { field: "J", .. })
+    ));
     let indefinite = FactorizedDelassus::new(sparse_rows(&j), sparse_columns(&(-&m)));
     assert!(matches!(
         indefinite,
@@ -142,7 +145,10 @@ fn bad_operators_get_typed_errors() {
     ));
     let operator = FactorizedDelassus::new(sparse_rows(&j), sparse_columns(&m)).expect("valid");
     let shift = Delassus::Factorized(operator.clone()).shifted(&DVector::from_element(3, 0.0));
-    assert!(matches!(shift, Err(ProblemError::Negative { field: "D", .. })));
+    assert!(matches!(
+        shift,
+        Err(ProblemError::Negative { field: "D", .. })
+    ));
     let sizes = ContactProblem::from_operator(
         operator,
         DVector::zeros(6),

@@ -67,7 +67,12 @@ impl Delassus {
         match self {
             Delassus::Dense(g) => {
                 let mut view = nalgebra::DVectorViewMut::from_slice(out, g.nrows());
-                view.gemv(1.0, g, &nalgebra::DVectorView::from_slice(x, g.ncols()), 0.0);
+                view.gemv(
+                    1.0,
+                    g,
+                    &nalgebra::DVectorView::from_slice(x, g.ncols()),
+                    0.0,
+                );
             }
             Delassus::Factorized(f) => f.apply_into(x, out),
         }
@@ -106,10 +111,14 @@ impl Delassus {
                 for (k, d) in diagonal.iter().enumerate() {
                     a[(k, k)] += d;
                 }
-                let factor = a.cholesky().ok_or_else(|| not_definite("G + D", "dense Cholesky"))?;
+                let factor = a
+                    .cholesky()
+                    .ok_or_else(|| not_definite("G + D", "dense Cholesky"))?;
                 Ok(ShiftedDelassus::Dense(factor))
             }
-            Delassus::Factorized(f) => f.shifted(diagonal).map(ShiftedDelassus::Factorized),
+            Delassus::Factorized(f) => f
+                .shifted(diagonal)
+                .map(|shift| ShiftedDelassus::Factorized(Box::new(shift))),
         }
     }
 
@@ -175,7 +184,6 @@ impl Factors {
             })
             .collect()
     }
-
 }
 
 impl PartialEq for FactorizedDelassus {
@@ -202,7 +210,7 @@ impl FactorizedDelassus {
         }
         check_finite_sparse("J", jacobian.values())?;
         check_finite_sparse("M", mass.values())?;
-        let mass_factor = CscCholesky::factor(&mass).map_err(|e| not_definite("M", &e))?;
+        let mass_factor = CscCholesky::factor(&mass).map_err(|e| not_definite("M", e))?;
         let jacobian_t = jacobian.transpose();
         let mut factors = Factors {
             jacobian,
@@ -267,7 +275,12 @@ impl FactorizedDelassus {
 
     /// `v += M⁻¹ J_iᵀ δ` for contact `i`'s change of force `δ`, through the columns
     /// `columns` of [`FactorizedDelassus::minv_jt`].
-    pub fn add_velocity_change(columns: &CscMatrix<f64>, i: usize, delta: &[f64; 3], v: &mut [f64]) {
+    pub fn add_velocity_change(
+        columns: &CscMatrix<f64>,
+        i: usize,
+        delta: &[f64; 3],
+        v: &mut [f64],
+    ) {
         for (r, d) in delta.iter().enumerate() {
             if *d == 0.0 {
                 continue;
@@ -328,7 +341,7 @@ impl FactorizedDelassus {
         }
         let product: CsrMatrix<f64> = &self.jacobian_t * &scaled;
         let schur = &self.mass + &CscMatrix::from(&product);
-        let factor = CscCholesky::factor(&schur).map_err(|e| not_definite("M + J^T D^-1 J", &e))?;
+        let factor = CscCholesky::factor(&schur).map_err(|e| not_definite("M + J^T D^-1 J", e))?;
         Ok(FactorizedShift {
             operator: self.clone(),
             diagonal: diagonal.clone(),
@@ -375,7 +388,7 @@ pub enum ShiftedDelassus {
     /// Dense Cholesky of `G + D`.
     Dense(nalgebra::Cholesky<f64, nalgebra::Dyn>),
     /// Woodbury through `M + Jᵀ D⁻¹ J` (module docs).
-    Factorized(FactorizedShift),
+    Factorized(Box<FactorizedShift>),
 }
 
 /// The factor of `M + Jᵀ D⁻¹ J` with what the Woodbury solve needs.

@@ -374,11 +374,9 @@ impl ContactProblem {
     /// (its group, [`coupling`]): the velocity scale of contact `i` in the relative
     /// criterion (docs/ruler.md). Panics if `i ≥ n`.
     pub fn velocity_scale_of(&self, i: usize) -> f64 {
-        self.group_velocity_scales
-            .0
-            .get_or_init(|| {
-                coupling::scales_of_groups(&self.delassus.contact_groups(), &self.free_velocity)
-            })[i]
+        self.group_velocity_scales.0.get_or_init(|| {
+            coupling::scales_of_groups(&self.delassus.contact_groups(), &self.free_velocity)
+        })[i]
     }
 
     /// The same problem with `extra` added to its diagonal compliance (`3n`, `≥ 0`): how

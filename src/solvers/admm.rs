@@ -215,7 +215,6 @@ impl AdmmState {
         self.factor.factorizations() + self.operator_factorizations
     }
 
-
     /// The ρ of the last solve, if any.
     fn last_rho(&self) -> Option<f64> {
         self.last_rho.map(|(_, rho)| rho)
