@@ -1,7 +1,7 @@
 //! The Delassus operator against the dense `G` on piles of cubes ([`box_pile`], four
 //! contacts per cube): `apply/<dense|factorized>/<n>` times `G λ`,
 //! `shifted_solve/<dense|factorized>/<n>` times the factorization of `G + σ I` and one
-//! solve (what an ADMM pays when ρ changes), for `n` from 32 to 1000 contacts. The dense
+//! solve (what an ADMM pays when ρ changes), for `n` from 16 to 1000 contacts. The dense
 //! `G` is formed once, outside the timings.
 
 use std::hint::black_box;
