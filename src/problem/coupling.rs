@@ -30,7 +30,12 @@ pub fn contact_groups(delassus: &DMatrix<f64>) -> Vec<usize> {
 
 /// `v_i = max ‖g_j‖∞` over the contacts `j` of the group of `i`, for every contact.
 pub fn group_velocity_scales(delassus: &DMatrix<f64>, free_velocity: &DVector<f64>) -> Vec<f64> {
-    let groups = contact_groups(delassus);
+    scales_of_groups(&contact_groups(delassus), free_velocity)
+}
+
+/// `v_i = max ‖g_j‖∞` over the contacts `j` with the group of `i`, given every contact's
+/// group (its component's smallest contact index).
+pub fn scales_of_groups(groups: &[usize], free_velocity: &DVector<f64>) -> Vec<f64> {
     let mut largest = vec![0.0_f64; groups.len()];
     for (i, &group) in groups.iter().enumerate() {
         let own = free_velocity
@@ -51,7 +56,7 @@ fn coupled(delassus: &DMatrix<f64>, i: usize, j: usize) -> bool {
 }
 
 /// The root of `i` (the smallest index of its tree: roots only ever point lower).
-fn root(parent: &[usize], mut i: usize) -> usize {
+pub(crate) fn root(parent: &[usize], mut i: usize) -> usize {
     while parent[i] != i {
         i = parent[i];
     }
@@ -59,7 +64,7 @@ fn root(parent: &[usize], mut i: usize) -> usize {
 }
 
 /// Joins the trees of `i` and `j` under the smaller root, halving paths on the way.
-fn union(parent: &mut [usize], i: usize, j: usize) {
+pub(crate) fn union(parent: &mut [usize], i: usize, j: usize) {
     let (a, b) = (compress(parent, i), compress(parent, j));
     let (low, high) = if a < b { (a, b) } else { (b, a) };
     parent[high] = low;

@@ -10,6 +10,7 @@ pub mod build;
 pub mod cones;
 pub(crate) mod conic;
 pub mod coupling;
+pub mod delassus;
 pub mod fclib;
 mod file;
 pub mod generators;
@@ -18,6 +19,7 @@ pub mod json;
 pub mod npz;
 pub mod params;
 
+pub use delassus::{Delassus, FactorizedDelassus, ShiftedDelassus};
 pub use params::StepParameters;
 
 use std::sync::OnceLock;
@@ -105,6 +107,15 @@ pub enum ProblemError {
         /// The relative negative eigenvalue accepted, [`PSD_TOLERANCE`].
         tolerance: f64,
     },
+    /// A matrix that must be symmetric positive definite (`M`, a shifted `G`) failed its
+    /// Cholesky factorization.
+    #[error("{field} is not positive definite: its Cholesky factorization failed ({what})")]
+    NotPositiveDefinite {
+        /// The matrix.
+        field: &'static str,
+        /// What the factorization reported.
+        what: String,
+    },
     /// A friction coefficient or compliance is negative.
     #[error("{field}[{index}] = {value} is negative")]
     Negative {
@@ -191,7 +202,8 @@ pub struct ProblemParts {
 /// A validated contact problem.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ContactProblem {
-    delassus: DMatrix<f64>,
+    delassus: Delassus,
+    dense: DenseCache,
     free_velocity: DVector<f64>,
     mu: DVector<f64>,
     compliance: Option<DVector<f64>>,
@@ -208,6 +220,17 @@ pub struct ContactProblem {
 struct GroupVelocityScales(OnceLock<Vec<f64>>);
 
 impl PartialEq for GroupVelocityScales {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+/// The dense `G` of a factorized operator, formed on first use of
+/// [`ContactProblem::delassus`] and kept. A cache: it never takes part in comparisons.
+#[derive(Debug, Clone, Default)]
+struct DenseCache(OnceLock<DMatrix<f64>>);
+
+impl PartialEq for DenseCache {
     fn eq(&self, _: &Self) -> bool {
         true
     }
@@ -268,8 +291,56 @@ impl ContactProblem {
         Ok(Self::from_parts(delassus, free_velocity, mu, compliance))
     }
 
+    /// A problem on a factorized operator `G = J M⁻¹ Jᵀ` (built from a model or an FCLIB
+    /// global problem): checks sizes, finiteness and signs of `g`, `μ`, `R` (the operator
+    /// checked its own). `G` is formed only if [`ContactProblem::delassus`] is called.
+    pub fn from_operator(
+        operator: FactorizedDelassus,
+        free_velocity: DVector<f64>,
+        mu: DVector<f64>,
+        compliance: Option<DVector<f64>>,
+    ) -> Result<Self, ProblemError> {
+        let dim = 3 * mu.len();
+        if operator.dim() != dim {
+            return Err(ProblemError::Size {
+                field: "J",
+                expected: format!("{dim} rows (3 x {} contacts)", mu.len()),
+                got: format!("{} rows", operator.dim()),
+            });
+        }
+        check_size("g", dim, free_velocity.len())?;
+        if let Some(r) = &compliance {
+            check_size("R", dim, r.len())?;
+        }
+        check_finite_vector("g", &free_velocity)?;
+        check_finite_vector("mu", &mu)?;
+        check_magnitude_vector("g", &free_velocity)?;
+        check_magnitude_vector("mu", &mu)?;
+        check_nonnegative("mu", &mu)?;
+        if let Some(r) = &compliance {
+            check_finite_vector("R", r)?;
+            check_magnitude_vector("R", r)?;
+            check_nonnegative("R", r)?;
+        }
+        Ok(Self::with_operator(
+            Delassus::Factorized(operator),
+            free_velocity,
+            mu,
+            compliance,
+        ))
+    }
+
     fn from_parts(
         delassus: DMatrix<f64>,
+        free_velocity: DVector<f64>,
+        mu: DVector<f64>,
+        compliance: Option<DVector<f64>>,
+    ) -> Self {
+        Self::with_operator(Delassus::Dense(delassus), free_velocity, mu, compliance)
+    }
+
+    fn with_operator(
+        delassus: Delassus,
         free_velocity: DVector<f64>,
         mu: DVector<f64>,
         compliance: Option<DVector<f64>>,
@@ -277,6 +348,7 @@ impl ContactProblem {
         let velocity_scale = free_velocity.amax();
         Self {
             delassus,
+            dense: DenseCache::default(),
             free_velocity,
             mu,
             compliance,
@@ -302,9 +374,9 @@ impl ContactProblem {
     /// (its group, [`coupling`]): the velocity scale of contact `i` in the relative
     /// criterion (docs/ruler.md). Panics if `i ≥ n`.
     pub fn velocity_scale_of(&self, i: usize) -> f64 {
-        self.group_velocity_scales
-            .0
-            .get_or_init(|| coupling::group_velocity_scales(&self.delassus, &self.free_velocity))[i]
+        self.group_velocity_scales.0.get_or_init(|| {
+            coupling::scales_of_groups(&self.delassus.contact_groups(), &self.free_velocity)
+        })[i]
     }
 
     /// The same problem with `extra` added to its diagonal compliance (`3n`, `≥ 0`): how
@@ -338,9 +410,14 @@ impl ContactProblem {
 
     /// Takes the problem apart, so that a simulator can refill the same buffers at its
     /// next step instead of allocating new ones.
+    /// A factorized operator gives back an empty `G`.
     pub fn into_parts(self) -> ProblemParts {
+        let delassus = match self.delassus {
+            Delassus::Dense(g) => g,
+            Delassus::Factorized(_) => DMatrix::zeros(0, 0),
+        };
         ProblemParts {
-            delassus: self.delassus,
+            delassus,
             free_velocity: self.free_velocity,
             mu: self.mu,
             compliance: self.compliance,
@@ -358,8 +435,17 @@ impl ContactProblem {
         3 * self.mu.len()
     }
 
-    /// The Delassus matrix `G` (without compliance).
+    /// The Delassus matrix `G` (without compliance); for a factorized operator, formed
+    /// on the first call (`3n` operator products, `(3n)²` memory) and kept.
     pub fn delassus(&self) -> &DMatrix<f64> {
+        match &self.delassus {
+            Delassus::Dense(g) => g,
+            Delassus::Factorized(f) => self.dense.0.get_or_init(|| f.to_dense()),
+        }
+    }
+
+    /// The Delassus operator (dense or factorized), what solvers work with.
+    pub fn operator(&self) -> &Delassus {
         &self.delassus
     }
 
@@ -390,7 +476,7 @@ impl ContactProblem {
 
     /// `G + R`, the matrix that maps forces to velocities.
     pub fn effective_delassus(&self) -> DMatrix<f64> {
-        let mut m = self.delassus.clone();
+        let mut m = self.delassus().clone();
         if let Some(r) = &self.compliance {
             for (i, ri) in r.iter().enumerate() {
                 m[(i, i)] += ri;
@@ -402,7 +488,7 @@ impl ContactProblem {
     /// The `3 × 3` diagonal block of `G + R` for contact `i` (the matrix per-contact
     /// solvers work with). Panics if `i ≥ n`.
     pub fn diagonal_block(&self, i: usize) -> Matrix3<f64> {
-        let mut block: Matrix3<f64> = self.delassus.fixed_view::<3, 3>(3 * i, 3 * i).into_owned();
+        let mut block = self.delassus.diagonal_block(i);
         if let Some(r) = &self.compliance {
             for k in 0..3 {
                 block[(k, k)] += r[3 * i + k];
@@ -421,8 +507,16 @@ impl ContactProblem {
     /// [`ContactProblem::velocity`] into `c` (size `3n`), without allocating and with the
     /// same arithmetic, so that a solver's last iterate and its report agree to the bit.
     pub fn velocity_into(&self, lambda: &DVector<f64>, c: &mut DVector<f64>) {
-        c.copy_from(&self.free_velocity);
-        c.gemv(1.0, &self.delassus, lambda, 1.0);
+        match &self.delassus {
+            Delassus::Dense(g) => {
+                c.copy_from(&self.free_velocity);
+                c.gemv(1.0, g, lambda, 1.0);
+            }
+            Delassus::Factorized(f) => {
+                f.apply_into(lambda.as_slice(), c.as_mut_slice());
+                *c += &self.free_velocity;
+            }
+        }
         if let Some(r) = &self.compliance {
             for (ci, (ri, li)) in c.iter_mut().zip(r.iter().zip(lambda.iter())) {
                 *ci += ri * li;

@@ -58,7 +58,8 @@ use super::{
 };
 use crate::problem::cones::{de_saxce_correction, project_dual_ice_cream, project_ice_cream};
 use crate::problem::{
-    contact_vector, set_contact_vector, ContactModel, ContactProblem, MAGNITUDE_LIMIT,
+    contact_vector, set_contact_vector, ContactModel, ContactProblem, Delassus, ShiftedDelassus,
+    MAGNITUDE_LIMIT,
 };
 
 /// How far ρ may move from the largest eigenvalue of `G + R`, either way.
@@ -164,6 +165,10 @@ impl AdmmParams {
 #[derive(Debug, Clone, Default)]
 struct AdmmState {
     factor: RegularizedCholesky,
+    /// On a factorized operator: the factor of `G + R + σ I` for the shift `σ` of this
+    /// solve, and the factorizations computed.
+    shifted: Option<(f64, ShiftedDelassus)>,
+    operator_factorizations: usize,
     largest: Option<(usize, f64)>,
     eigenvector: DVector<f64>,
     last_rho: Option<(usize, f64)>,
@@ -207,7 +212,7 @@ impl AdmmState {
 
     /// Factorizations computed since creation (or the last reset).
     fn factorizations(&self) -> usize {
-        self.factor.factorizations()
+        self.factor.factorizations() + self.operator_factorizations
     }
 
     /// The ρ of the last solve, if any.
@@ -302,7 +307,8 @@ pub(crate) fn build<const DE_SAXCE: bool>(
     Ok(Box::new(AdmmSolver::<DE_SAXCE>::new(settings, params)?))
 }
 
-/// Largest eigenvalue of the symmetric PSD `a` by at most `iterations` steps of power
+/// Largest eigenvalue of the symmetric PSD `a` (`n × n`, given by its product `apply`) by
+/// at most `iterations` steps of power
 /// iteration from `v`, the previous solve's eigenvector when it has the size of `a` and
 /// the solve is warm-started (a simulation's next `G` is close to the last one), else the
 /// all-ones vector
@@ -311,12 +317,12 @@ pub(crate) fn build<const DE_SAXCE: bool>(
 /// eigenvector; `w` is a buffer of the size of `a`.
 #[inline(never)]
 fn largest_eigenvalue(
-    a: &DMatrix<f64>,
+    mut apply: impl FnMut(&[f64], &mut [f64]),
+    n: usize,
     iterations: usize,
     v: &mut DVector<f64>,
     w: &mut DVector<f64>,
 ) -> f64 {
-    let n = a.nrows();
     let start_norm = v.norm();
     if v.len() == n && start_norm > 0.0 && start_norm.is_finite() {
         v.unscale_mut(start_norm);
@@ -325,7 +331,7 @@ fn largest_eigenvalue(
     }
     let mut estimate = 0.0_f64;
     for _ in 0..iterations {
-        product(a, v.as_slice(), w.as_mut_slice());
+        apply(v.as_slice(), w.as_mut_slice());
         let norm = w.norm();
         if !(norm > 0.0 && norm.is_finite()) {
             return estimate;
@@ -340,6 +346,30 @@ fn largest_eigenvalue(
         }
     }
     estimate.max(0.0)
+}
+
+/// Makes `shifted` the factor of `G + R + σ I` of `problem`'s factorized operator (kept
+/// while `σ` stays the same within a solve), counting the factorizations.
+fn set_operator_shift(
+    shifted: &mut Option<(f64, ShiftedDelassus)>,
+    factorizations: &mut usize,
+    problem: &ContactProblem,
+    shift: f64,
+) -> Result<(), FactorError> {
+    if matches!(shifted, Some((s, _)) if *s == shift) {
+        return Ok(());
+    }
+    let mut diagonal = DVector::from_element(problem.dim(), shift);
+    if let Some(r) = problem.compliance() {
+        diagonal += r;
+    }
+    let factor = problem
+        .operator()
+        .shifted(&diagonal)
+        .map_err(|e| FactorError::NotPositiveDefinite(format!("G + R + {shift:e} I: {e}")))?;
+    *factorizations += 1;
+    *shifted = Some((shift, factor));
+    Ok(())
 }
 
 /// Spectral rule `ρ = √(L m) (L/m)^p` (Pinocchio's `computeRho`).
@@ -517,6 +547,10 @@ fn criteria_at(
     y: &DVector<f64>,
     c: &mut DVector<f64>,
 ) -> (Criteria, bool) {
+    if let Delassus::Factorized(_) = problem.operator() {
+        problem.velocity_into(y, c);
+        return (model_criteria(model, problem, y, c), true);
+    }
     affine_product(
         a,
         y.as_slice(),
@@ -564,9 +598,12 @@ fn solve_admm(
     let dim = problem.dim();
     let de_saxce = model == ContactModel::Ncp;
     state.work.resize(dim);
-    let changed = state
-        .factor
-        .set_matrix(problem.delassus(), problem.compliance());
+    let factorized = matches!(problem.operator(), Delassus::Factorized(_));
+    state.shifted = None;
+    let changed = factorized
+        || state
+            .factor
+            .set_matrix(problem.delassus(), problem.compliance());
     let largest = match state.largest {
         Some((steps, largest)) if !changed && steps == params.power_iterations => largest,
         _ => {
@@ -576,8 +613,21 @@ fn solve_admm(
             if warm_start.is_none() {
                 state.eigenvector = DVector::zeros(0);
             }
+            let matrix = state.factor.matrix();
+            let apply = |v: &[f64], w: &mut [f64]| match problem.operator() {
+                Delassus::Factorized(f) => {
+                    f.apply_into(v, w);
+                    if let Some(r) = problem.compliance() {
+                        for ((wk, vk), rk) in w.iter_mut().zip(v).zip(r.iter()) {
+                            *wk += rk * vk;
+                        }
+                    }
+                }
+                Delassus::Dense(_) => product(matrix, v, w),
+            };
             let largest = largest_eigenvalue(
-                state.factor.matrix(),
+                apply,
+                dim,
                 params.power_iterations,
                 &mut state.eigenvector,
                 &mut state.work.y_prev,
@@ -657,7 +707,17 @@ fn solve_admm(
             status = SolveStatus::MaxTime;
             break;
         }
-        match state.factor.set_shift(prox, deadline(settings, start)) {
+        let factored = if factorized {
+            set_operator_shift(
+                &mut state.shifted,
+                &mut state.operator_factorizations,
+                problem,
+                prox,
+            )
+        } else {
+            state.factor.set_shift(prox, deadline(settings, start))
+        };
+        match factored {
             Ok(()) => {}
             Err(FactorError::OutOfTime) => {
                 status = SolveStatus::MaxTime;
@@ -677,7 +737,13 @@ fn solve_admm(
             de_saxce,
             x_next,
         );
-        state.factor.solve_mut(x_next);
+        match &state.shifted {
+            Some((_, shifted)) if factorized => {
+                let rhs = x_next.clone();
+                shifted.solve_into(rhs.as_slice(), x_next.as_mut_slice());
+            }
+            _ => state.factor.solve_mut(x_next),
+        }
         // y- and z-updates with the residuals, into y (the old y moves to y_prev).
         std::mem::swap(&mut y, y_prev);
         let sweep = relaxed_projection_sweep(

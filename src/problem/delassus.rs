@@ -1,0 +1,512 @@
+//! The Delassus operator `G = J M⁻¹ Jᵀ` of a contact problem, as a matrix or through the
+//! model's factors.
+//!
+//! A solver needs four things from `G`: the product `G λ`, the `3 × 3` diagonal blocks
+//! `G_ii` (per-contact solvers), the shifted solve `(G + D)⁻¹ b` for a positive diagonal
+//! `D = R + σ I` (the ADMMs' x-update), and, for metrics and files only, the matrix itself.
+//! [`Delassus`] gives them for two representations:
+//!
+//! - [`Delassus::Dense`]: the `3n × 3n` matrix, what problem files hold and what small
+//!   problems from a model are assembled into (the simulator's robot steps);
+//! - [`Delassus::Factorized`] ([`FactorizedDelassus`]): a sparse `J` (`3n × nv`) and a sparse
+//!   mass matrix `M` with its sparse Cholesky factor `M = L Lᵀ`. `G λ = J (M⁻¹ (Jᵀ λ))` costs
+//!   two sparse products and two sparse triangular solves, `G_ii = X_iᵀ X_i` with
+//!   `X_i = L⁻¹ J_iᵀ`, and the shifted solve goes through the Woodbury identity
+//!
+//!   ```text
+//!   (D + J M⁻¹ Jᵀ)⁻¹ b = D⁻¹ (b − J v),   (M + Jᵀ D⁻¹ J) v = Jᵀ D⁻¹ b,
+//!   ```
+//!
+//!   the Schur complement of the proximal KKT system `[M  −Jᵀ; J  D]` (Carpentier et al.,
+//!   RSS 2021, §IV), with one sparse Cholesky factor of the `nv × nv` matrix
+//!   `M + Jᵀ D⁻¹ J` per `D`, followed by one step of iterative refinement
+//!   `x ← x + (G + D)⁻¹ (b − (G + D) x)`: the subtraction `b − J v` loses the digits of
+//!   `‖G‖ / min D`, and one step gives them back. Nothing of size `(3n)²` is formed.
+//!
+//! Why an enum and not a trait object: there are two representations, both known to the
+//! crate; a solver can match on it to keep its dense kernels (and their exact arithmetic:
+//! robot records stay bit-identical) while the factorized form scales, and the problem
+//! stays `Clone + PartialEq + Debug` without boxing. A solver that only needs the four
+//! operations calls the methods of [`Delassus`] and works on both.
+//!
+//! The sparse Cholesky is nalgebra-sparse's left-looking one, without a fill-reducing
+//! ordering: the dofs are factored in the model's order (bodies one after the other, a
+//! tree's parents before their children).
+
+use std::sync::Arc;
+
+use nalgebra::{DMatrix, DVector, Matrix3};
+use nalgebra_sparse::factorization::CscCholesky;
+use nalgebra_sparse::ops::serial::spsolve_csc_lower_triangular;
+use nalgebra_sparse::ops::Op;
+use nalgebra_sparse::{CooMatrix, CscMatrix, CsrMatrix};
+
+use super::coupling::{root, union};
+use super::ProblemError;
+
+/// The Delassus operator of a problem (module docs).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Delassus {
+    /// The matrix `G` (`3n × 3n`).
+    Dense(DMatrix<f64>),
+    /// `J M⁻¹ Jᵀ` through a sparse `J` and the sparse Cholesky factor of `M`.
+    Factorized(FactorizedDelassus),
+}
+
+impl Delassus {
+    /// The dimension `3n`.
+    pub fn dim(&self) -> usize {
+        match self {
+            Delassus::Dense(g) => g.nrows(),
+            Delassus::Factorized(f) => f.dim(),
+        }
+    }
+
+    /// `out = G x` (`x`, `out` of size `3n`).
+    pub fn apply_into(&self, x: &[f64], out: &mut [f64]) {
+        match self {
+            Delassus::Dense(g) => {
+                let mut view = nalgebra::DVectorViewMut::from_slice(out, g.nrows());
+                view.gemv(
+                    1.0,
+                    g,
+                    &nalgebra::DVectorView::from_slice(x, g.ncols()),
+                    0.0,
+                );
+            }
+            Delassus::Factorized(f) => f.apply_into(x, out),
+        }
+    }
+
+    /// `G x`.
+    pub fn apply(&self, x: &DVector<f64>) -> DVector<f64> {
+        let mut out = DVector::zeros(self.dim());
+        self.apply_into(x.as_slice(), out.as_mut_slice());
+        out
+    }
+
+    /// The `3 × 3` block `G_ii`. Panics if `i ≥ n`.
+    pub fn diagonal_block(&self, i: usize) -> Matrix3<f64> {
+        match self {
+            Delassus::Dense(g) => g.fixed_view::<3, 3>(3 * i, 3 * i).into_owned(),
+            Delassus::Factorized(f) => f.diagonal_blocks[i],
+        }
+    }
+
+    /// The dense matrix `G` (formed from the factors for [`Delassus::Factorized`]).
+    pub fn to_dense(&self) -> DMatrix<f64> {
+        match self {
+            Delassus::Dense(g) => g.clone(),
+            Delassus::Factorized(f) => f.to_dense(),
+        }
+    }
+
+    /// The factor of `G + D` for the positive diagonal `D` (`3n`), for
+    /// [`ShiftedDelassus::solve_into`].
+    pub fn shifted(&self, diagonal: &DVector<f64>) -> Result<ShiftedDelassus, ProblemError> {
+        check_shift(self.dim(), diagonal)?;
+        match self {
+            Delassus::Dense(g) => {
+                let mut a = g.clone();
+                for (k, d) in diagonal.iter().enumerate() {
+                    a[(k, k)] += d;
+                }
+                let factor = a
+                    .cholesky()
+                    .ok_or_else(|| not_definite("G + D", "dense Cholesky"))?;
+                Ok(ShiftedDelassus::Dense(factor))
+            }
+            Delassus::Factorized(f) => f
+                .shifted(diagonal)
+                .map(|shift| ShiftedDelassus::Factorized(Box::new(shift))),
+        }
+    }
+
+    /// The group of every contact (the smallest contact index of its connected component
+    /// of the coupling graph, [`super::coupling`]).
+    pub fn contact_groups(&self) -> Vec<usize> {
+        match self {
+            Delassus::Dense(g) => super::coupling::contact_groups(g),
+            Delassus::Factorized(f) => f.contact_groups(),
+        }
+    }
+}
+
+/// `G = J M⁻¹ Jᵀ` kept as its factors (module docs); cloned cheaply (shared factors).
+#[derive(Debug, Clone)]
+pub struct FactorizedDelassus {
+    factors: Arc<Factors>,
+}
+
+impl std::ops::Deref for FactorizedDelassus {
+    type Target = Factors;
+    fn deref(&self) -> &Factors {
+        &self.factors
+    }
+}
+
+/// The data of a [`FactorizedDelassus`].
+#[derive(Debug)]
+pub struct Factors {
+    /// `J` (`3n × nv`).
+    jacobian: CsrMatrix<f64>,
+    /// `Jᵀ` (`nv × 3n`), rows by dof, for `Jᵀ λ`.
+    jacobian_t: CsrMatrix<f64>,
+    /// `M` (`nv × nv`, both triangles).
+    mass: CscMatrix<f64>,
+    /// `M = L Lᵀ`.
+    mass_factor: CscCholesky<f64>,
+    /// `G_ii`, one per contact.
+    diagonal_blocks: Vec<Matrix3<f64>>,
+}
+
+impl Factors {
+    /// `G_ii = X_iᵀ X_i`, `X_i = L⁻¹ J_iᵀ` (three sparse forward solves per contact).
+    fn compute_diagonal_blocks(&self) -> Vec<Matrix3<f64>> {
+        let nv = self.mass.nrows();
+        let l = self.mass_factor.l();
+        let mut x = DMatrix::zeros(nv, 3);
+        (0..self.jacobian.nrows() / 3)
+            .map(|i| {
+                x.fill(0.0);
+                for r in 0..3 {
+                    let row = self.jacobian.row(3 * i + r);
+                    for (&k, a) in row.col_indices().iter().zip(row.values()) {
+                        x[(k, r)] = *a;
+                    }
+                }
+                // L is the factor of a successful Cholesky: its diagonal is positive.
+                if spsolve_csc_lower_triangular(Op::NoOp(l), &mut x).is_err() {
+                    return Matrix3::from_element(f64::NAN);
+                }
+                let block = x.transpose() * &x;
+                Matrix3::from_fn(|r, c| block[(r, c)])
+            })
+            .collect()
+    }
+}
+
+impl PartialEq for FactorizedDelassus {
+    fn eq(&self, other: &Self) -> bool {
+        self.jacobian == other.jacobian && self.mass == other.mass
+    }
+}
+
+impl FactorizedDelassus {
+    /// The operator of `J` (`3n × nv`) and the symmetric positive definite `M`
+    /// (`nv × nv`, both triangles stored). Refuses wrong sizes, non-finite entries and an
+    /// `M` whose Cholesky factorization fails.
+    pub fn new(jacobian: CsrMatrix<f64>, mass: CscMatrix<f64>) -> Result<Self, ProblemError> {
+        let nv = mass.nrows();
+        if mass.ncols() != nv {
+            return Err(size("M", format!("{nv}x{nv}"), mass.ncols(), mass.nrows()));
+        }
+        if jacobian.ncols() != nv || !jacobian.nrows().is_multiple_of(3) {
+            return Err(ProblemError::Size {
+                field: "J",
+                expected: format!("3n x {nv}"),
+                got: format!("{}x{}", jacobian.nrows(), jacobian.ncols()),
+            });
+        }
+        check_finite_sparse("J", jacobian.values())?;
+        check_finite_sparse("M", mass.values())?;
+        let mass_factor = CscCholesky::factor(&mass).map_err(|e| not_definite("M", e))?;
+        let jacobian_t = jacobian.transpose();
+        let mut factors = Factors {
+            jacobian,
+            jacobian_t,
+            mass,
+            mass_factor,
+            diagonal_blocks: Vec::new(),
+        };
+        factors.diagonal_blocks = factors.compute_diagonal_blocks();
+        Ok(Self {
+            factors: Arc::new(factors),
+        })
+    }
+
+    /// The dimension `3n`.
+    pub fn dim(&self) -> usize {
+        self.jacobian.nrows()
+    }
+
+    /// The number of dofs `nv`.
+    pub fn dofs(&self) -> usize {
+        self.mass.nrows()
+    }
+
+    /// `J`.
+    pub fn jacobian(&self) -> &CsrMatrix<f64> {
+        &self.jacobian
+    }
+
+    /// `M`.
+    pub fn mass(&self) -> &CscMatrix<f64> {
+        &self.mass
+    }
+
+    /// `out = J M⁻¹ Jᵀ x`.
+    pub fn apply_into(&self, x: &[f64], out: &mut [f64]) {
+        let mut v = DVector::zeros(self.dofs());
+        sparse_product(&self.jacobian_t, x, v.as_mut_slice());
+        self.mass_factor.solve_mut(&mut v);
+        sparse_product(&self.jacobian, v.as_slice(), out);
+    }
+
+    /// `M⁻¹ Jᵀ x` (`nv`): the velocity change of the forces `x`.
+    pub fn velocity_change(&self, x: &[f64]) -> DVector<f64> {
+        let mut v = DVector::zeros(self.dofs());
+        sparse_product(&self.jacobian_t, x, v.as_mut_slice());
+        self.mass_factor.solve_mut(&mut v);
+        v
+    }
+
+    /// `(J v)_i`, contact `i`'s three rows of `J` times `v` (`nv`).
+    pub fn contact_velocity(&self, i: usize, v: &[f64]) -> [f64; 3] {
+        std::array::from_fn(|r| {
+            let row = self.jacobian.row(3 * i + r);
+            row.col_indices()
+                .iter()
+                .zip(row.values())
+                .map(|(&k, a)| a * v[k])
+                .sum()
+        })
+    }
+
+    /// `v += M⁻¹ J_iᵀ δ` for contact `i`'s change of force `δ`, through the columns
+    /// `columns` of [`FactorizedDelassus::minv_jt`].
+    pub fn add_velocity_change(
+        columns: &CscMatrix<f64>,
+        i: usize,
+        delta: &[f64; 3],
+        v: &mut [f64],
+    ) {
+        for (r, d) in delta.iter().enumerate() {
+            if *d == 0.0 {
+                continue;
+            }
+            let column = columns.col(3 * i + r);
+            for (&k, a) in column.row_indices().iter().zip(column.values()) {
+                v[k] += a * d;
+            }
+        }
+    }
+
+    /// `M⁻¹ Jᵀ` (`nv × 3n`, sparse: its exact zeros left out), the columns per-contact
+    /// solvers keep `v = M⁻¹ Jᵀ λ` up to date with.
+    pub fn minv_jt(&self) -> CscMatrix<f64> {
+        let nv = self.dofs();
+        let mut coo = CooMatrix::new(nv, self.dim());
+        let mut column = DVector::zeros(nv);
+        for c in 0..self.dim() {
+            column.fill(0.0);
+            let row = self.jacobian.row(c);
+            for (&k, a) in row.col_indices().iter().zip(row.values()) {
+                column[k] = *a;
+            }
+            self.mass_factor.solve_mut(&mut column);
+            for (k, value) in column.iter().enumerate() {
+                if *value != 0.0 {
+                    coo.push(k, c, *value);
+                }
+            }
+        }
+        CscMatrix::from(&coo)
+    }
+
+    /// The dense `G`, column by column (`3n` products).
+    pub fn to_dense(&self) -> DMatrix<f64> {
+        let dim = self.dim();
+        let mut g = DMatrix::zeros(dim, dim);
+        let mut e = vec![0.0; dim];
+        let mut column = vec![0.0; dim];
+        for c in 0..dim {
+            e[c] = 1.0;
+            self.apply_into(&e, &mut column);
+            e[c] = 0.0;
+            g.column_mut(c).copy_from_slice(&column);
+        }
+        // Exactly symmetric, as the assembled G is.
+        (&g + g.transpose()) * 0.5
+    }
+
+    /// The factor of `M + Jᵀ D⁻¹ J` (module docs).
+    fn shifted(&self, diagonal: &DVector<f64>) -> Result<FactorizedShift, ProblemError> {
+        let inverse: Vec<f64> = diagonal.iter().map(|d| d.recip()).collect();
+        let mut scaled = self.jacobian.clone();
+        for (r, d) in inverse.iter().enumerate() {
+            for value in scaled.row_mut(r).values_mut() {
+                *value *= d;
+            }
+        }
+        let product: CsrMatrix<f64> = &self.jacobian_t * &scaled;
+        let schur = &self.mass + &CscMatrix::from(&product);
+        let factor = CscCholesky::factor(&schur).map_err(|e| not_definite("M + J^T D^-1 J", e))?;
+        Ok(FactorizedShift {
+            operator: self.clone(),
+            diagonal: diagonal.clone(),
+            inverse,
+            factor,
+        })
+    }
+
+    /// Groups of contacts coupled through `M⁻¹`: contacts whose rows of `J` reach the
+    /// same connected component of `M`'s graph (`M⁻¹` of an irreducible block is full).
+    fn contact_groups(&self) -> Vec<usize> {
+        let nv = self.dofs();
+        let mut dof_parent: Vec<usize> = (0..nv).collect();
+        for (c, column) in (0..nv).map(|c| (c, self.mass.col(c))) {
+            for &r in column.row_indices() {
+                union(&mut dof_parent, r, c);
+            }
+        }
+        let n = self.dim() / 3;
+        let mut parent: Vec<usize> = (0..n).collect();
+        let mut owner: Vec<Option<usize>> = vec![None; nv];
+        for i in 0..n {
+            for r in 0..3 {
+                let row = self.jacobian.row(3 * i + r);
+                for (&k, a) in row.col_indices().iter().zip(row.values()) {
+                    if *a == 0.0 {
+                        continue;
+                    }
+                    let component = root(&dof_parent, k);
+                    match owner[component] {
+                        Some(j) => union(&mut parent, i, j),
+                        None => owner[component] = Some(i),
+                    }
+                }
+            }
+        }
+        (0..n).map(|i| root(&parent, i)).collect()
+    }
+}
+
+/// A factor of `G + D` ([`Delassus::shifted`]).
+#[derive(Debug, Clone)]
+pub enum ShiftedDelassus {
+    /// Dense Cholesky of `G + D`.
+    Dense(nalgebra::Cholesky<f64, nalgebra::Dyn>),
+    /// Woodbury through `M + Jᵀ D⁻¹ J` (module docs).
+    Factorized(Box<FactorizedShift>),
+}
+
+/// The factor of `M + Jᵀ D⁻¹ J` with what the Woodbury solve needs.
+#[derive(Debug, Clone)]
+pub struct FactorizedShift {
+    operator: FactorizedDelassus,
+    diagonal: DVector<f64>,
+    inverse: Vec<f64>,
+    factor: CscCholesky<f64>,
+}
+
+impl FactorizedShift {
+    /// `x = D⁻¹ (b − J v)`, `(M + Jᵀ D⁻¹ J) v = Jᵀ D⁻¹ b`.
+    fn woodbury(&self, b: &[f64], x: &mut [f64]) {
+        let op = &self.operator;
+        for ((xk, bk), d) in x.iter_mut().zip(b).zip(&self.inverse) {
+            *xk = bk * d;
+        }
+        let mut v = DVector::zeros(op.dofs());
+        sparse_product(&op.jacobian_t, x, v.as_mut_slice());
+        self.factor.solve_mut(&mut v);
+        sparse_product(&op.jacobian, v.as_slice(), x);
+        for ((xk, bk), d) in x.iter_mut().zip(b).zip(&self.inverse) {
+            *xk = (bk - *xk) * d;
+        }
+    }
+}
+
+impl ShiftedDelassus {
+    /// `x = (G + D)⁻¹ b` (`b`, `x` of size `3n`).
+    pub fn solve_into(&self, b: &[f64], x: &mut [f64]) {
+        match self {
+            ShiftedDelassus::Dense(factor) => {
+                let mut v = DVector::from_column_slice(b);
+                factor.solve_mut(&mut v);
+                x.copy_from_slice(v.as_slice());
+            }
+            ShiftedDelassus::Factorized(shift) => {
+                shift.woodbury(b, x);
+                // One step of iterative refinement: r = b − (G + D) x, x += (G + D)⁻¹ r.
+                let mut residual = vec![0.0; b.len()];
+                shift.operator.apply_into(x, &mut residual);
+                for (k, r) in residual.iter_mut().enumerate() {
+                    *r = b[k] - (*r + shift.diagonal[k] * x[k]);
+                }
+                let mut correction = vec![0.0; b.len()];
+                shift.woodbury(&residual, &mut correction);
+                for (xk, ck) in x.iter_mut().zip(&correction) {
+                    *xk += ck;
+                }
+            }
+        }
+    }
+
+    /// `(G + D)⁻¹ b`.
+    pub fn solve(&self, b: &DVector<f64>) -> DVector<f64> {
+        let mut x = DVector::zeros(b.len());
+        self.solve_into(b.as_slice(), x.as_mut_slice());
+        x
+    }
+}
+
+/// `out = A x` for a CSR `A`.
+fn sparse_product(a: &CsrMatrix<f64>, x: &[f64], out: &mut [f64]) {
+    for (r, o) in out.iter_mut().enumerate() {
+        let row = a.row(r);
+        *o = row
+            .col_indices()
+            .iter()
+            .zip(row.values())
+            .map(|(&k, v)| v * x[k])
+            .sum();
+    }
+}
+
+fn check_shift(dim: usize, diagonal: &DVector<f64>) -> Result<(), ProblemError> {
+    if diagonal.len() != dim {
+        return Err(ProblemError::Size {
+            field: "D",
+            expected: dim.to_string(),
+            got: diagonal.len().to_string(),
+        });
+    }
+    match diagonal.iter().position(|d| !(d.is_finite() && *d > 0.0)) {
+        Some(k) if !diagonal[k].is_finite() => Err(ProblemError::NonFinite {
+            field: "D",
+            index: k.to_string(),
+        }),
+        Some(k) => Err(ProblemError::Negative {
+            field: "D",
+            index: k,
+            value: diagonal[k],
+        }),
+        None => Ok(()),
+    }
+}
+
+fn check_finite_sparse(field: &'static str, values: &[f64]) -> Result<(), ProblemError> {
+    match crate::dynamics::first_non_finite(values) {
+        Some(k) => Err(ProblemError::NonFinite {
+            field,
+            index: format!("stored entry {k}"),
+        }),
+        None => Ok(()),
+    }
+}
+
+fn size(field: &'static str, expected: String, cols: usize, rows: usize) -> ProblemError {
+    ProblemError::Size {
+        field,
+        expected,
+        got: format!("{rows}x{cols}"),
+    }
+}
+
+fn not_definite(field: &'static str, what: impl std::fmt::Debug) -> ProblemError {
+    ProblemError::NotPositiveDefinite {
+        field,
+        what: format!("{what:?}"),
+    }
+}

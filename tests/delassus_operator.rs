@@ -1,0 +1,159 @@
+//! The factorized Delassus operator `J M⁻¹ Jᵀ` against the dense `G`: the same products,
+//! diagonal blocks and shifted solves on piles of cubes and on Solo-12 at random
+//! configurations, the same ADMM answers on both, and typed errors for bad input.
+
+mod common;
+mod dynamics_support;
+
+use common::{build, settings};
+use contactbench::dynamics::{self, point_jacobian_world, Data};
+use contactbench::model::robots::load_robot;
+use contactbench::problem::generators::box_pile;
+use contactbench::problem::{ContactProblem, Delassus, FactorizedDelassus, ProblemError};
+use contactbench::solvers::SolverId;
+use dynamics_support::{random_configuration, rng};
+use nalgebra::{DMatrix, DVector};
+use nalgebra_sparse::{CooMatrix, CscMatrix, CsrMatrix};
+use rand::RngExt;
+
+/// Relative gap `‖a − b‖∞ / ‖b‖∞`.
+fn relative(a: &DMatrix<f64>, b: &DMatrix<f64>) -> f64 {
+    (a - b).amax() / b.amax()
+}
+
+fn sparse_rows(a: &DMatrix<f64>) -> CsrMatrix<f64> {
+    CsrMatrix::from(&CooMatrix::from(a))
+}
+
+fn sparse_columns(a: &DMatrix<f64>) -> CscMatrix<f64> {
+    CscMatrix::from(&CooMatrix::from(a))
+}
+
+/// `G = J M⁻¹ Jᵀ` by dense linear algebra, the reference.
+fn dense_delassus(j: &DMatrix<f64>, m: &DMatrix<f64>) -> DMatrix<f64> {
+    let minv_jt = m.clone().cholesky().map(|c| c.solve(&j.transpose()));
+    let g = j * minv_jt.unwrap_or_else(|| DMatrix::zeros(m.nrows(), j.nrows()));
+    (&g + g.transpose()) * 0.5
+}
+
+/// Solo-12 at a seeded random configuration with `contacts` points on random bodies:
+/// `(J, M)` in world axes.
+fn solo_contacts(seed: u64, contacts: usize) -> (DMatrix<f64>, DMatrix<f64>) {
+    let model = load_robot("solo12").expect("solo12 in the robot cache");
+    let mut data = Data::new(&model);
+    let mut r = rng(seed);
+    let q = random_configuration(&model, &mut r);
+    let m = dynamics::crba(&model, &mut data, &q).expect("crba").clone();
+    dynamics::forward_kinematics(&model, &mut data, &q).expect("kinematics");
+    let nv = model.nv();
+    let mut j = DMatrix::zeros(3 * contacts, nv);
+    for i in 0..contacts {
+        let joint = r.random_range(1..model.njoints());
+        let point = data.joint_position(joint)
+            + nalgebra::Vector3::from_fn(|_, _| r.random_range(-0.1..0.1));
+        let rows = point_jacobian_world(&model, &data, joint, &point).expect("jacobian");
+        j.view_mut((3 * i, 0), (3, nv)).copy_from(&rows);
+    }
+    (j, m)
+}
+
+/// The four operations on the operator of `(J, M)` against the dense `G`, each within
+/// `tolerance` relative.
+fn assert_operator_matches_dense(j: &DMatrix<f64>, m: &DMatrix<f64>, tolerance: f64) {
+    let operator = FactorizedDelassus::new(sparse_rows(j), sparse_columns(m)).expect("valid");
+    let factorized = Delassus::Factorized(operator);
+    let g = dense_delassus(j, m);
+    let dense = Delassus::Dense(g.clone());
+    let mut r = rng(11);
+    let x = DMatrix::from_fn(g.nrows(), 1, |_, _| r.random_range(-1.0..1.0));
+    let xv = DVector::from_column_slice(x.as_slice());
+    let apply = |d: &Delassus| DMatrix::from_column_slice(g.nrows(), 1, d.apply(&xv).as_slice());
+    assert!(relative(&apply(&factorized), &apply(&dense)) < tolerance);
+    for i in 0..g.nrows() / 3 {
+        let a = factorized.diagonal_block(i);
+        let b = dense.diagonal_block(i);
+        assert!((a - b).amax() <= tolerance * b.amax(), "block {i}");
+    }
+    assert!(relative(&factorized.to_dense(), &g) < tolerance);
+    // Shifts from 1e-3 to 1 times the largest entry of G: the ADMMs' range of ρ.
+    for shift in [1e-3, 1e-1, 1.0] {
+        let d = DVector::from_element(g.nrows(), shift * g.amax());
+        let a = factorized.shifted(&d).expect("definite").solve(&xv);
+        let b = dense.shifted(&d).expect("definite").solve(&xv);
+        assert!((&a - &b).amax() <= tolerance * b.amax(), "shift {shift}");
+    }
+}
+
+#[test]
+fn operator_and_dense_g_agree_on_a_pile_of_cubes() {
+    let pile = box_pile(2, 3, 0.05, 0.4, 1e-3).expect("pile");
+    let Delassus::Factorized(op) = pile.operator() else {
+        panic!("a pile is factorized")
+    };
+    let j = nalgebra_sparse::convert::serial::convert_csr_dense(op.jacobian());
+    let m = nalgebra_sparse::convert::serial::convert_csc_dense(op.mass());
+    assert_operator_matches_dense(&j, &m, 1e-12);
+}
+
+#[test]
+fn operator_and_dense_g_agree_on_solo_at_random_configurations() {
+    for seed in 0..3 {
+        let (j, m) = solo_contacts(seed, 6);
+        assert_operator_matches_dense(&j, &m, 1e-12);
+    }
+}
+
+#[test]
+fn admm_solvers_give_the_same_answers_on_both_operators() {
+    let factorized = box_pile(2, 2, 0.05, 0.4, 1e-3).expect("pile");
+    let dense = ContactProblem::from_assembly(
+        factorized.delassus().clone(),
+        factorized.free_velocity().clone(),
+        factorized.mu().clone(),
+        None,
+    )
+    .expect("dense");
+    for id in [SolverId::NcpAdmm, SolverId::CcpAdmm] {
+        let on = |p: &ContactProblem| {
+            let mut solver = build(id, &settings(1e-8, 2000));
+            solver.solve(p, None).expect("solve")
+        };
+        let (a, b) = (on(&factorized), on(&dense));
+        assert!(a.status.is_converged() && b.status.is_converged(), "{id}");
+        let gap = (&a.lambda - &b.lambda).amax() / b.lambda.amax();
+        assert!(gap < 1e-6, "{id}: relative gap {gap:e}");
+    }
+}
+
+#[test]
+fn bad_operators_get_typed_errors() {
+    let m = DMatrix::identity(6, 6);
+    let j = DMatrix::from_element(3, 6, 1.0);
+    let wrong = FactorizedDelassus::new(sparse_rows(&DMatrix::zeros(3, 5)), sparse_columns(&m));
+    assert!(matches!(wrong, Err(ProblemError::Size { field: "J", .. })));
+    let mut nan = j.clone();
+    nan[(1, 2)] = f64::NAN;
+    let nan = FactorizedDelassus::new(sparse_rows(&nan), sparse_columns(&m));
+    assert!(matches!(
+        nan,
+        Err(ProblemError::NonFinite { field: "J", .. })
+    ));
+    let indefinite = FactorizedDelassus::new(sparse_rows(&j), sparse_columns(&(-&m)));
+    assert!(matches!(
+        indefinite,
+        Err(ProblemError::NotPositiveDefinite { field: "M", .. })
+    ));
+    let operator = FactorizedDelassus::new(sparse_rows(&j), sparse_columns(&m)).expect("valid");
+    let shift = Delassus::Factorized(operator.clone()).shifted(&DVector::from_element(3, 0.0));
+    assert!(matches!(
+        shift,
+        Err(ProblemError::Negative { field: "D", .. })
+    ));
+    let sizes = ContactProblem::from_operator(
+        operator,
+        DVector::zeros(6),
+        DVector::from_element(1, 0.5),
+        None,
+    );
+    assert!(matches!(sizes, Err(ProblemError::Size { field: "g", .. })));
+}
