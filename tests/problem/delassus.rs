@@ -2,16 +2,13 @@
 //! diagonal blocks and shifted solves on piles of cubes and on Solo-12 at random
 //! configurations, the same ADMM answers on both, and typed errors for bad input.
 
-mod common;
-mod dynamics_support;
-
-use common::{build, settings};
+use crate::common::dynamics::{random_configuration, rng};
+use crate::common::solvers::{build, settings};
 use contactbench::dynamics::{self, point_jacobian_world, Data};
 use contactbench::model::robots::load_robot;
 use contactbench::problem::generators::box_pile;
 use contactbench::problem::{ContactProblem, Delassus, FactorizedDelassus, ProblemError};
 use contactbench::solvers::SolverId;
-use dynamics_support::{random_configuration, rng};
 use nalgebra::{DMatrix, DVector};
 use nalgebra_sparse::{CooMatrix, CscMatrix, CsrMatrix};
 use rand::RngExt;
