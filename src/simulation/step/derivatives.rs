@@ -280,7 +280,10 @@ impl Simulator {
         // Φ_q, Φ_v (module docs).
         let mut phi_q = -rnea.dtau_dq;
         let mut phi_v = -rnea.dtau_dv;
-        self.add_controller_derivatives(&ws, q, v, &mut phi_q, &mut phi_v)
+        // M⁻¹, dense: every product with it below is a matrix product.
+        let mut inverse_mass = DMatrix::identity(nv, nv);
+        self.solve_mass(&mut inverse_mass).map_err(dynamics_error)?;
+        self.add_controller_derivatives(&ws, &inverse_mass, q, v, &mut phi_q, &mut phi_v)
             .map_err(dynamics_error)?;
         let model = &self.world.model;
         let t = (step - 1) as f64 * dt;
@@ -305,12 +308,15 @@ impl Simulator {
         }
         // V_λ = [Δt M⁻¹ Φ_q, I + Δt M⁻¹ Φ_v, Δt M⁻¹].
         let mut v_lambda = DMatrix::zeros(nv, 3 * nv);
-        v_lambda.columns_mut(0, nv).copy_from(&(phi_q * dt));
-        v_lambda.columns_mut(nv, nv).copy_from(&(phi_v * dt));
+        v_lambda
+            .columns_mut(0, nv)
+            .gemm(dt, &inverse_mass, &phi_q, 0.0);
+        v_lambda
+            .columns_mut(nv, nv)
+            .gemm(dt, &inverse_mass, &phi_v, 0.0);
         v_lambda
             .columns_mut(2 * nv, nv)
-            .copy_from(&(DMatrix::identity(nv, nv) * dt));
-        self.solve_mass(&mut v_lambda).map_err(dynamics_error)?;
+            .copy_from(&(&inverse_mass * dt));
         for k in 0..nv {
             v_lambda[(k, nv + k)] += 1.0;
         }
@@ -321,9 +327,8 @@ impl Simulator {
             let jacobian = self.contact_jacobian(&contacts).map_err(dynamics_error)?;
             let response =
                 self.contact_response(&ws, &contacts, &jacobian, &v_lambda, v, &v_next)?;
-            let mut change = jacobian.transpose() * &response.d_lambda;
-            self.solve_mass(&mut change).map_err(dynamics_error)?;
-            dv_next += change;
+            let inverse_mass_jt = &inverse_mass * jacobian.transpose();
+            dv_next.gemm(1.0, &inverse_mass_jt, &response.d_lambda, 1.0);
             response
         };
         let (integrate_q, integrate_v) =
@@ -367,6 +372,7 @@ impl Simulator {
     fn add_controller_derivatives(
         &mut self,
         ws: &DerivativeWorkspace,
+        inverse_mass: &DMatrix<f64>,
         q: &DVector<f64>,
         v: &DVector<f64>,
         phi_q: &mut DMatrix<f64>,
@@ -389,9 +395,7 @@ impl Simulator {
             phi_q[(j, j)] -= scale * pd.kp;
             phi_v[(j, j)] -= scale * pd.kd;
             if pd.inertia_scaled {
-                let mut w = DVector::zeros(nv);
-                w[j] = 1.0;
-                self.mass.solve_in_place(w.as_mut_slice())?;
+                let w = inverse_mass.column(j).into_owned();
                 mass_quadratic_gradient(model, ws, &w, &mut twists, &mut momenta, &mut gradient)?;
                 let command = pd.kp * error[j] - pd.kd * v[j];
                 let mut row = phi_q.row_mut(j);
