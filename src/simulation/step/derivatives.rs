@@ -333,9 +333,7 @@ impl Simulator {
         };
         let (integrate_q, integrate_v) =
             integrate_derivatives(model, q, &v_next, dt).map_err(dynamics_error)?;
-        let mut dq_next = &integrate_v * &dv_next;
-        let mut first = dq_next.columns_mut(0, nv);
-        first += &integrate_q;
+        let dq_next = next_configuration_change(model, &integrate_q, &integrate_v, &dv_next, dt);
         let mut a = DMatrix::zeros(2 * nv, 2 * nv);
         a.view_mut((0, 0), (nv, 2 * nv))
             .copy_from(&dq_next.columns(0, 2 * nv));
@@ -604,6 +602,33 @@ impl Simulator {
             rank: derivative.rank(),
         })
     }
+}
+
+/// `dq⁺ = ∂(q ⊕ ξ)/∂q [I 0 0] + ∂(q ⊕ ξ)/∂ξ dv⁺` (columns `[q, v, τ]`), with both
+/// integration derivatives the identity (times `Δt` for `ξ`) outside the free flyers'
+/// 6×6 blocks ([`integrate_derivatives`]).
+fn next_configuration_change(
+    model: &crate::model::Model,
+    integrate_q: &DMatrix<f64>,
+    integrate_v: &DMatrix<f64>,
+    dv_next: &DMatrix<f64>,
+    dt: f64,
+) -> DMatrix<f64> {
+    let nv = model.nv();
+    let mut dq_next = dv_next * dt;
+    for k in 0..nv {
+        dq_next[(k, k)] += 1.0;
+    }
+    for joint in &model.joints {
+        if matches!(joint.kind, crate::model::JointKind::FreeFlyer) {
+            let iv = joint.idx_v;
+            let rows = integrate_v.view((iv, iv), (6, 6)) * dv_next.rows(iv, 6);
+            dq_next.rows_mut(iv, 6).copy_from(&rows);
+            let mut block = dq_next.view_mut((iv, iv), (6, 6));
+            block += integrate_q.view((iv, iv), (6, 6));
+        }
+    }
+    dq_next
 }
 
 /// `dλ` and what the solve's derivative reports.
