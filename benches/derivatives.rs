@@ -10,6 +10,8 @@
 //! derivative of its answer (modes, linearization, factor) with one Jacobian-vector
 //! product along `g`, and with the full Jacobian `∂λ/∂g`.
 
+// The problems' `previous` (a warm start for the solver benches) is not used here.
+#[allow(dead_code)]
 mod common;
 
 use std::hint::black_box;
@@ -19,7 +21,7 @@ use std::time::Duration;
 use contactbench::derivatives::{differentiate, DerivativeSettings, ProblemDirection};
 use contactbench::simulation::runner::simulator;
 use contactbench::simulation::{Scenario, Simulator};
-use contactbench::solvers::{ContactSolver, SolverId, SolverSettings, SolverSpec};
+use contactbench::solvers::{SolverId, SolverSettings, SolverSpec};
 use criterion::{criterion_group, criterion_main, Criterion};
 use nalgebra::DVector;
 use serde_json::Map;
