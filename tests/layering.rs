@@ -14,7 +14,7 @@ use std::fs;
 use std::path::Path;
 
 /// The top modules, lowest first; a module may name only modules before it.
-const LAYERS: [&str; 12] = [
+const LAYERS: [&str; 13] = [
     "output",
     "model",
     "dynamics",
@@ -22,6 +22,7 @@ const LAYERS: [&str; 12] = [
     "problem",
     "metrics",
     "solvers",
+    "derivatives",
     "simulation",
     "report",
     "corpus",

@@ -17,7 +17,7 @@ from collections import defaultdict
 from pathlib import Path
 
 # Lowest first; a module may name only modules before it.
-LAYERS = ["output", "model", "dynamics", "collision", "problem", "metrics", "solvers",
+LAYERS = ["output", "model", "dynamics", "collision", "problem", "metrics", "solvers", "derivatives",
           "simulation", "report", "corpus", "paper", "cli"]
 LIBRARY = "contactbench"
 
