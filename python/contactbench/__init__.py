@@ -24,6 +24,7 @@ from ._native import (
     Robot,
     Run,
     SolveReport,
+    Simulator,
     SolverRun,
     ccp_residual,
     compare,
@@ -45,6 +46,7 @@ from ._native import (
 )
 from .errors import (
     ContactbenchError,
+    DerivativeError,
     DynamicsError,
     ModelError,
     ProblemError,
@@ -53,6 +55,7 @@ from .errors import (
     RecordError,
     ScenarioError,
     SolverError,
+    StepError,
 )
 
 
@@ -75,6 +78,7 @@ __all__ = [
     "PythonSolver",
     "Robot",
     "Run",
+    "Simulator",
     "SolveReport",
     "SolverRun",
     "ccp_residual",
@@ -105,4 +109,6 @@ __all__ = [
     "RecordError",
     "ScenarioError",
     "SolverError",
+    "StepError",
+    "DerivativeError",
 ]

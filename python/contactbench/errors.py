@@ -70,6 +70,17 @@ class RecordError(ContactbenchError):
     ``simulation::recorder::RecordError``)."""
 
 
+class StepError(ContactbenchError, RuntimeError):
+    """A simulation step that failed: dynamics, collision, the contact problem, the
+    solver, or a state that is not finite (Rust ``simulation::StepError``)."""
+
+
+class DerivativeError(ContactbenchError, ValueError):
+    """No derivative where one was asked: a solve that did not converge, an answer that
+    is not a solution, a contact whose conditions have none, a bad direction or setting
+    (Rust ``derivatives::DerivativeError`` and ``simulation::StepDerivativeError``)."""
+
+
 __all__ = [
     "ContactbenchError",
     "ProblemError",
@@ -80,4 +91,6 @@ __all__ = [
     "DynamicsError",
     "ScenarioError",
     "RecordError",
+    "StepError",
+    "DerivativeError",
 ]

@@ -3,12 +3,13 @@
 //! text followed by its sources (as the command line prints it), and attributes `kind` (the variant, snake_case), `path`, `line` and
 //! `field` where the variant names them (else `None`).
 
+use contactbench::derivatives::DerivativeError;
 use contactbench::dynamics::DynamicsError;
 use contactbench::model::ModelError;
 use contactbench::problem::io::ProblemFileError;
 use contactbench::problem::ProblemError;
 use contactbench::simulation::recorder::RecordError;
-use contactbench::simulation::{ScenarioError, SimulationError};
+use contactbench::simulation::{ScenarioError, SimulationError, StepDerivativeError, StepError};
 use contactbench::solvers::SolverError;
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
@@ -273,6 +274,32 @@ impl PythonError for RecordError {
         Location {
             path,
             ..Location::default()
+        }
+    }
+}
+
+/// A state or torque refused (`Dynamics`) is a `DynamicsError`, as elsewhere.
+impl PythonError for StepError {
+    fn class(&self) -> &'static str {
+        match self {
+            StepError::Dynamics { .. } => "DynamicsError",
+            _ => "StepError",
+        }
+    }
+}
+
+impl PythonError for DerivativeError {
+    fn class(&self) -> &'static str {
+        "DerivativeError"
+    }
+}
+
+/// A step that failed is a `StepError`; a step without a derivative a `DerivativeError`.
+impl PythonError for StepDerivativeError {
+    fn class(&self) -> &'static str {
+        match self {
+            StepDerivativeError::Step(e) => e.class(),
+            _ => "DerivativeError",
         }
     }
 }

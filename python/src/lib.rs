@@ -9,6 +9,7 @@ mod metrics;
 mod problem;
 mod robot;
 mod scenario;
+mod simulator;
 mod solvers;
 
 use pyo3::prelude::*;
@@ -39,5 +40,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(robot::load_robot, m)?)?;
     m.add_class::<scenario::PyRun>()?;
     m.add_function(wrap_pyfunction!(scenario::run_scenario, m)?)?;
+    m.add_class::<simulator::PySimulator>()?;
     Ok(())
 }

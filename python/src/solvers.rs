@@ -2,6 +2,9 @@
 //! arrays, the comparison of the Rust crate (`solvers::compare`), and a user's solver
 //! written in Python (`PythonSolver`) that goes through the same comparison path.
 
+use contactbench::derivatives::{
+    differentiate_report, DerivativeError, DerivativeSettings, ModeReport,
+};
 use contactbench::metrics::ProblemMetrics;
 use contactbench::problem::{ContactModel, ContactProblem, ProblemError};
 use contactbench::simulation::recorder::status_tag;
@@ -17,7 +20,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 use serde_json::{Map, Value};
 
-use crate::convert::{array1_slice, from_value, to_map, vector};
+use crate::convert::{array1_slice, array2, from_value, to_map, vector};
 use crate::errors::{internal, py_err};
 use crate::problem::{checked_lambda, PyProblem};
 
@@ -303,6 +306,36 @@ pub struct PySolveReport {
     solver: String,
     model: String,
     run: SolvedRun,
+    derivative: Option<SolveDerivative>,
+}
+
+/// The derivative of a solve's answer (`solve(..., derivatives=True)`).
+struct SolveDerivative {
+    dlambda_dg: nalgebra::DMatrix<f64>,
+    modes: Vec<ModeReport>,
+    method: String,
+    rank: (usize, usize),
+}
+
+impl SolveDerivative {
+    /// The derivative of `report`'s answer, or why there is none.
+    fn of(
+        problem: &ContactProblem,
+        model: ContactModel,
+        report: &SolveReport,
+    ) -> Result<Self, DerivativeError> {
+        let d = differentiate_report(problem, model, report, &DerivativeSettings::default())?;
+        let method = serde_json::to_value(d.method())
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
+        Ok(Self {
+            dlambda_dg: d.jacobian_free_velocity()?,
+            modes: d.modes().to_vec(),
+            method,
+            rank: d.rank(),
+        })
+    }
 }
 
 #[pymethods]
@@ -317,6 +350,29 @@ impl PySolveReport {
     #[getter]
     fn model(&self) -> String {
         self.model.clone()
+    }
+
+    /// With `solve(..., derivatives=True)`: `dlambda_dg` (`∂λ/∂g`, `3n × 3n`), `modes`
+    /// (per contact `mode`: `take_off`, `stick` or `slide`, and `boundary_with`, the
+    /// other mode on a mode boundary, else None), `method` and `rank`; else None.
+    #[getter]
+    fn derivatives<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let Some(d) = &self.derivative else {
+            return Ok(None);
+        };
+        let dict = PyDict::new(py);
+        dict.set_item("dlambda_dg", array2(py, &d.dlambda_dg)?)?;
+        let modes = PyList::empty(py);
+        for m in &d.modes {
+            let entry = PyDict::new(py);
+            entry.set_item("mode", m.mode.as_str())?;
+            entry.set_item("boundary_with", m.boundary_with.map(|o| o.as_str()))?;
+            modes.append(entry)?;
+        }
+        dict.set_item("modes", modes)?;
+        dict.set_item("method", &d.method)?;
+        dict.set_item("rank", d.rank)?;
+        Ok(Some(dict))
     }
 
     /// Forces `λ` (`3n`, N·s, `[t1, t2, n]` per contact).
@@ -438,14 +494,17 @@ pub fn metrics_dict<'py>(py: Python<'py>, m: &ProblemMetrics) -> PyResult<Bound<
 
 /// Solves `problem` with a built-in solver by name (`"ncp-admm"`, or the text form
 /// `"ncp-admm:rho=1e-3"`) or a `PythonSolver`, settings and parameters as keyword
-/// arguments (`eps_rel=1e-8`, `rho=1e-3`); the answer and every metric of it.
+/// arguments (`eps_rel=1e-8`, `rho=1e-3`); the answer and every metric of it. With
+/// `derivatives=True`, also the derivative of the answer (`SolveReport.derivatives`), or
+/// `DerivativeError` when it has none (a solve that did not converge, ...).
 #[pyfunction]
-#[pyo3(signature = (problem, solver, warm_start = None, **settings))]
+#[pyo3(signature = (problem, solver, warm_start = None, derivatives = false, **settings))]
 pub fn solve(
     py: Python<'_>,
     problem: PyRef<'_, PyProblem>,
     solver: &Bound<'_, PyAny>,
     warm_start: Option<&Bound<'_, PyAny>>,
+    derivatives: bool,
     settings: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<PySolveReport> {
     let settings = settings_of(settings)?;
@@ -460,10 +519,15 @@ pub fn solve(
             return Err(raised);
         }
         let report = result.map_err(py_err)?;
+        let derivative = derivatives
+            .then(|| SolveDerivative::of(inner, callable.model(), &report))
+            .transpose()
+            .map_err(py_err)?;
         return Ok(PySolveReport {
             solver: callable.name().to_string(),
             model: model_name(callable.model()),
             run: SolvedRun::from_report(inner, callable.model(), report),
+            derivative,
         });
     }
     let text: String = solver.extract().map_err(|_| {
@@ -477,10 +541,15 @@ pub fn solve(
     let report = py
         .detach(|| built.solve(inner, warm.as_ref()))
         .map_err(py_err)?;
+    let derivative = derivatives
+        .then(|| SolveDerivative::of(inner, built.model(), &report))
+        .transpose()
+        .map_err(py_err)?;
     Ok(PySolveReport {
         solver: built.name().to_string(),
         model: model_name(built.model()),
         run: SolvedRun::from_report(inner, built.model(), report),
+        derivative,
     })
 }
 
@@ -520,6 +589,7 @@ impl PySolverRun {
             solver: self.run.solver.clone(),
             model: self.run.model.map(model_name).unwrap_or_default(),
             run: run.clone(),
+            derivative: None,
         })
     }
 

@@ -1,7 +1,8 @@
 //! `contactbench solve PROBLEM.json --solver SPEC [--stop relative|absolute] [--eps-rel X]
 //! [--eps-abs X] [--eps-step X] [--max-iter N] [--max-time S] [--warm-start LAMBDA.json]
-//! [--all] [--json]`: solve a problem file with one solver (or every built-in one) and
-//! print the answer with every metric.
+//! [--all] [--json] [--derivatives [--derivatives-delassus]]`: solve a problem file with
+//! one solver (or every built-in one) and print the answer with every metric, and on
+//! request the derivative of the answer (`∂λ/∂g`, and `∂λ/∂G`), docs/derivatives.md.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -9,7 +10,9 @@ use std::process::ExitCode;
 
 use super::out::out;
 use anyhow::{bail, Context};
+use contactbench::derivatives::{differentiate, DerivativeError, DerivativeSettings};
 use contactbench::problem::io::{read_lambda, read_problem};
+use contactbench::problem::ContactProblem;
 use contactbench::solvers::compare::{
     builtin_solvers, compare, comparison_table, format_duration, model_name, RunOutcome, SolvedRun,
     SolverRun,
@@ -58,6 +61,79 @@ pub struct Args {
     /// the smallest relative criterion, when one converged).
     #[arg(long)]
     json: bool,
+    /// Also differentiate the answer (implicit differentiation of its model's conditions,
+    /// each contact's mode decided from the answer): `∂λ/∂g` (`3n × 3n`) with the modes,
+    /// or the reason there is no derivative. One solver only.
+    #[arg(long, conflicts_with = "all")]
+    derivatives: bool,
+    /// With --derivatives, also `∂λ/∂G` with respect to each entry of `G` (`3n × 9n²`,
+    /// column `j + 3n k` for `G_jk`); at most 50 contacts.
+    #[arg(long, requires = "derivatives")]
+    derivatives_delassus: bool,
+}
+
+/// Most contacts of a `--derivatives-delassus` Jacobian (`3n × 9n²` entries).
+const MAX_DELASSUS_JACOBIAN_CONTACTS: usize = 50;
+
+/// The derivative of one answer as `solve` prints it.
+#[derive(Debug, serde::Serialize)]
+struct DerivativeOutput {
+    /// Each contact's mode (`take_off`, `stick`, `slide`) and, on a mode boundary, the
+    /// other mode (the derivative is then the one-sided derivative of `mode`).
+    modes: Vec<contactbench::derivatives::ModeReport>,
+    /// How the linearized conditions were solved.
+    method: contactbench::derivatives::LinearMethod,
+    /// Their `(rank, dimension)`.
+    rank: (usize, usize),
+    /// The relative tolerance of the mode decisions.
+    mode_tolerance: f64,
+    /// Wall time of the derivative and of `∂λ/∂g` (s).
+    derivative_time_s: f64,
+    /// `∂λ/∂g`, row-major (`3n` rows of `3n`).
+    dlambda_dg: Vec<Vec<f64>>,
+    /// `∂λ/∂G`, row-major (`3n` rows of `9n²`), when asked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dlambda_d_delassus: Option<Vec<Vec<f64>>>,
+}
+
+/// The derivative of the solve `run` of `problem` (none when the solver did not run).
+fn derivative_of(
+    problem: &ContactProblem,
+    run: &SolverRun,
+    delassus: bool,
+) -> Option<Result<DerivativeOutput, DerivativeError>> {
+    let (solved, model) = (run.solved()?, run.model?);
+    Some((|| {
+        if !solved.status.is_converged() {
+            return Err(DerivativeError::NotConverged {
+                status: solved.status.to_string(),
+            });
+        }
+        let start = std::time::Instant::now();
+        let lambda = nalgebra::DVector::from_column_slice(&solved.lambda);
+        let derivative = differentiate(problem, model, &lambda, &DerivativeSettings::default())?;
+        let dg = derivative.jacobian_free_velocity()?;
+        let derivative_time_s = start.elapsed().as_secs_f64();
+        let rows = |m: &nalgebra::DMatrix<f64>| {
+            m.row_iter()
+                .map(|r| r.iter().copied().collect())
+                .collect::<Vec<Vec<f64>>>()
+        };
+        let dlambda_d_delassus = if delassus {
+            Some(rows(&derivative.jacobian_delassus()?))
+        } else {
+            None
+        };
+        Ok(DerivativeOutput {
+            modes: derivative.modes().to_vec(),
+            method: derivative.method(),
+            rank: derivative.rank(),
+            mode_tolerance: derivative.tolerance(),
+            derivative_time_s,
+            dlambda_dg: rows(&dg),
+            dlambda_d_delassus,
+        })
+    })())
 }
 
 /// Runs the command. Exit code 0 when every solver that was asked for converged (with
@@ -102,7 +178,21 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         override_settings(&mut spec.settings, &args)?;
         vec![(spec.id.to_string(), spec.build())]
     };
+    if args.derivatives_delassus && problem.num_contacts() > MAX_DELASSUS_JACOBIAN_CONTACTS {
+        bail!(
+            "--derivatives-delassus: {} contacts, at most {MAX_DELASSUS_JACOBIAN_CONTACTS} \
+             (the Jacobian has 3n x 9n^2 entries); use the library's products instead",
+            problem.num_contacts()
+        );
+    }
     let runs = compare(candidates, &problem, warm_start.as_ref());
+    let derivative = if args.derivatives {
+        runs.first()
+            .and_then(|run| derivative_of(&problem, run, args.derivatives_delassus))
+    } else {
+        None
+    };
+    let derivative_failed = matches!(derivative, Some(Err(_)));
     let text = if args.json {
         let mut value = json!({
             "problem": args.problem.display().to_string(),
@@ -121,6 +211,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             value["lambda"] = json!(solved.lambda);
             value["lambda_solver"] = json!(run.solver);
         }
+        match &derivative {
+            Some(Ok(d)) => value["derivatives"] = serde_json::to_value(d)?,
+            Some(Err(e)) => value["derivatives"] = json!({ "error": e.to_string() }),
+            None => {}
+        }
         serde_json::to_string_pretty(&value)? + "\n"
     } else if args.all {
         format!(
@@ -130,9 +225,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             comparison_table(&runs)
         )
     } else {
-        runs.iter()
+        let mut text: String = runs
+            .iter()
             .map(|run| describe(&args.problem, problem.num_contacts(), run))
-            .collect()
+            .collect();
+        match &derivative {
+            Some(Ok(d)) => text.push_str(&describe_derivative(d)),
+            Some(Err(e)) => {
+                let _ = writeln!(text, "\nderivatives: none: {e}");
+            }
+            None => {}
+        }
+        text
     };
     out!("{text}");
     let all_converged = runs
@@ -141,7 +245,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // A solver that could not be built or refused the input (an unknown parameter, an
     // invalid value) is an input error, as in every command.
     let refused = runs.iter().any(|r| r.solved().is_none());
-    Ok(if args.all || all_converged {
+    Ok(if derivative_failed && all_converged {
+        ExitCode::FAILURE
+    } else if args.all || all_converged {
         ExitCode::SUCCESS
     } else if refused {
         ExitCode::from(2)
@@ -200,6 +306,40 @@ fn override_settings(settings: &mut SolverSettings, args: &Args) -> anyhow::Resu
         }
     }
     Ok(())
+}
+
+/// The human-readable derivative: modes, method, then `∂λ/∂g` (and `∂λ/∂G`'s size).
+fn describe_derivative(d: &DerivativeOutput) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "\nderivatives: {:?} of rank {} of {}, mode tolerance {:.1e}, {}",
+        d.method,
+        d.rank.0,
+        d.rank.1,
+        d.mode_tolerance,
+        format_duration(d.derivative_time_s)
+    );
+    for (i, m) in d.modes.iter().enumerate() {
+        let boundary = m.boundary_with.map_or(String::new(), |o| {
+            format!(" (on the boundary with {})", o.as_str())
+        });
+        let _ = writeln!(out, "  contact {i}: {}{boundary}", m.mode.as_str());
+    }
+    let _ = writeln!(out, "dlambda/dg (rows lambda, columns g):");
+    for row in &d.dlambda_dg {
+        let cells: Vec<String> = row.iter().map(|x| format!("{x:>11.4e}")).collect();
+        let _ = writeln!(out, "  {}", cells.join(" "));
+    }
+    if let Some(g) = &d.dlambda_d_delassus {
+        let columns = g.first().map_or(0, Vec::len);
+        let _ = writeln!(
+            out,
+            "dlambda/dG: {} x {columns} (column j + 3n k for G_jk; in --json)",
+            g.len()
+        );
+    }
+    out
 }
 
 /// The human-readable report of one solver: result, then every metric.

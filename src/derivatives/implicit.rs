@@ -446,13 +446,26 @@ impl SolutionDerivative {
     }
 
     /// `dλ` for several `dg` at once (the columns of `dg`, `3n` rows), with `G`, `μ` and
-    /// `R` fixed: the product the step derivatives are made of.
+    /// `R` fixed: the product the step derivatives are made of. With more columns than `3n` the Jacobian `∂λ/∂g` is formed first (`3n` solves) and
+    /// multiplied.
     pub fn jvp_free_velocity(&self, dg: &DMatrix<f64>) -> Result<DMatrix<f64>, DerivativeError> {
         let dim = 3 * self.n;
         if dg.nrows() != dim {
             return Err(size("dg", format!("{dim} rows"), dg.shape()));
         }
         check_finite("dg", dg.as_slice())?;
+        if dg.ncols() > dim {
+            let out = self.solve_free_velocity(&DMatrix::identity(dim, dim)) * dg;
+            check_finite("dlambda", out.as_slice())?;
+            return Ok(out);
+        }
+        let out = self.solve_free_velocity(dg);
+        check_finite("dlambda", out.as_slice())?;
+        Ok(out)
+    }
+
+    /// `dλ` of the columns of `dg` (checked), through the factor.
+    fn solve_free_velocity(&self, dg: &DMatrix<f64>) -> DMatrix<f64> {
         let mut rhs = DMatrix::zeros(3 * self.active.len(), dg.ncols());
         for (a, &i) in self.active.iter().enumerate() {
             let minus_q = -self.linearizations[i].q;
@@ -460,9 +473,7 @@ impl SolutionDerivative {
             rhs.rows_mut(3 * a, 3).copy_from(&rows);
         }
         self.system.solve_in_place(&mut rhs);
-        let out = self.scatter(&rhs);
-        check_finite("dlambda", out.as_slice())?;
-        Ok(out)
+        self.scatter(&rhs)
     }
 
     /// The gradient of `wᵀ λ` with respect to `(G, g, μ, R)` (a vector-Jacobian product):

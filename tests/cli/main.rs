@@ -7,5 +7,6 @@ mod output_discipline;
 mod output_fuzz;
 mod robustness;
 mod solve;
+mod solve_derivatives;
 mod support;
 mod user_files;

@@ -280,7 +280,10 @@ impl Simulator {
         // Φ_q, Φ_v (module docs).
         let mut phi_q = -rnea.dtau_dq;
         let mut phi_v = -rnea.dtau_dv;
-        self.add_controller_derivatives(&ws, q, v, &mut phi_q, &mut phi_v)
+        // M⁻¹, dense: every product with it below is a matrix product.
+        let mut inverse_mass = DMatrix::identity(nv, nv);
+        self.solve_mass(&mut inverse_mass).map_err(dynamics_error)?;
+        self.add_controller_derivatives(&ws, &inverse_mass, q, v, &mut phi_q, &mut phi_v)
             .map_err(dynamics_error)?;
         let model = &self.world.model;
         let t = (step - 1) as f64 * dt;
@@ -305,12 +308,15 @@ impl Simulator {
         }
         // V_λ = [Δt M⁻¹ Φ_q, I + Δt M⁻¹ Φ_v, Δt M⁻¹].
         let mut v_lambda = DMatrix::zeros(nv, 3 * nv);
-        v_lambda.columns_mut(0, nv).copy_from(&(phi_q * dt));
-        v_lambda.columns_mut(nv, nv).copy_from(&(phi_v * dt));
+        v_lambda
+            .columns_mut(0, nv)
+            .gemm(dt, &inverse_mass, &phi_q, 0.0);
+        v_lambda
+            .columns_mut(nv, nv)
+            .gemm(dt, &inverse_mass, &phi_v, 0.0);
         v_lambda
             .columns_mut(2 * nv, nv)
-            .copy_from(&(DMatrix::identity(nv, nv) * dt));
-        self.solve_mass(&mut v_lambda).map_err(dynamics_error)?;
+            .copy_from(&(&inverse_mass * dt));
         for k in 0..nv {
             v_lambda[(k, nv + k)] += 1.0;
         }
@@ -321,16 +327,13 @@ impl Simulator {
             let jacobian = self.contact_jacobian(&contacts).map_err(dynamics_error)?;
             let response =
                 self.contact_response(&ws, &contacts, &jacobian, &v_lambda, v, &v_next)?;
-            let mut change = jacobian.transpose() * &response.d_lambda;
-            self.solve_mass(&mut change).map_err(dynamics_error)?;
-            dv_next += change;
+            let inverse_mass_jt = &inverse_mass * jacobian.transpose();
+            dv_next.gemm(1.0, &inverse_mass_jt, &response.d_lambda, 1.0);
             response
         };
         let (integrate_q, integrate_v) =
             integrate_derivatives(model, q, &v_next, dt).map_err(dynamics_error)?;
-        let mut dq_next = &integrate_v * &dv_next;
-        let mut first = dq_next.columns_mut(0, nv);
-        first += &integrate_q;
+        let dq_next = next_configuration_change(model, &integrate_q, &integrate_v, &dv_next, dt);
         let mut a = DMatrix::zeros(2 * nv, 2 * nv);
         a.view_mut((0, 0), (nv, 2 * nv))
             .copy_from(&dq_next.columns(0, 2 * nv));
@@ -367,6 +370,7 @@ impl Simulator {
     fn add_controller_derivatives(
         &mut self,
         ws: &DerivativeWorkspace,
+        inverse_mass: &DMatrix<f64>,
         q: &DVector<f64>,
         v: &DVector<f64>,
         phi_q: &mut DMatrix<f64>,
@@ -389,9 +393,7 @@ impl Simulator {
             phi_q[(j, j)] -= scale * pd.kp;
             phi_v[(j, j)] -= scale * pd.kd;
             if pd.inertia_scaled {
-                let mut w = DVector::zeros(nv);
-                w[j] = 1.0;
-                self.mass.solve_in_place(w.as_mut_slice())?;
+                let w = inverse_mass.column(j).into_owned();
                 mass_quadratic_gradient(model, ws, &w, &mut twists, &mut momenta, &mut gradient)?;
                 let command = pd.kp * error[j] - pd.kd * v[j];
                 let mut row = phi_q.row_mut(j);
@@ -600,6 +602,33 @@ impl Simulator {
             rank: derivative.rank(),
         })
     }
+}
+
+/// `dq⁺ = ∂(q ⊕ ξ)/∂q [I 0 0] + ∂(q ⊕ ξ)/∂ξ dv⁺` (columns `[q, v, τ]`), with both
+/// integration derivatives the identity (times `Δt` for `ξ`) outside the free flyers'
+/// 6×6 blocks ([`integrate_derivatives`]).
+fn next_configuration_change(
+    model: &crate::model::Model,
+    integrate_q: &DMatrix<f64>,
+    integrate_v: &DMatrix<f64>,
+    dv_next: &DMatrix<f64>,
+    dt: f64,
+) -> DMatrix<f64> {
+    let nv = model.nv();
+    let mut dq_next = dv_next * dt;
+    for k in 0..nv {
+        dq_next[(k, k)] += 1.0;
+    }
+    for joint in &model.joints {
+        if matches!(joint.kind, crate::model::JointKind::FreeFlyer) {
+            let iv = joint.idx_v;
+            let rows = integrate_v.view((iv, iv), (6, 6)) * dv_next.rows(iv, 6);
+            dq_next.rows_mut(iv, 6).copy_from(&rows);
+            let mut block = dq_next.view_mut((iv, iv), (6, 6));
+            block += integrate_q.view((iv, iv), (6, 6));
+        }
+    }
+    dq_next
 }
 
 /// `dλ` and what the solve's derivative reports.
