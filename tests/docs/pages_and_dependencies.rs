@@ -112,14 +112,16 @@ fn every_cited_docs_page_and_markdown_link_exists() {
         }
         if file.extension().is_some_and(|e| e == "md") {
             let base = file.parent().expect("a folder");
-            // The experiment pages under docs/paper/ (and docs/paper/collision/) are written
-            // by `contactbench paper --out docs/paper` (`--paper collision --out
-            // docs/paper/collision`); of their data files (figures, CSV) only those the
+            // The experiment pages under docs/paper/ (and docs/paper/collision/,
+            // docs/paper/smoothing/) are written by `contactbench paper --out docs/paper`
+            // (`--paper collision|smoothing --out docs/paper/<paper>`); of their data files (figures, CSV) only those the
             // README shows are committed, the others are made again by the command. Links
             // from such a page to its own data files (no folder in the link) are not checked.
-            let generated = base
-                .parent()
-                .is_some_and(|p| p.ends_with("docs/paper") || p.ends_with("docs/paper/collision"));
+            let generated = base.parent().is_some_and(|p| {
+                ["docs/paper", "docs/paper/collision", "docs/paper/smoothing"]
+                    .iter()
+                    .any(|generated| p.ends_with(generated))
+            });
             for link in markdown_links(&text) {
                 if generated && !link.contains('/') && !link.ends_with(".md") {
                     continue;
