@@ -565,6 +565,64 @@ pub fn summary_markdown(
     out
 }
 
+/// The summary page of a paper other than the contact paper (`--paper NAME`): its `title`,
+/// one row per experiment, every claim on a line, and what is `not_reproduced`.
+pub fn short_summary_markdown(
+    title: &str,
+    name: &str,
+    lines: &[SummaryLine],
+    quick: bool,
+    not_reproduced: &[(&str, &str)],
+) -> String {
+    let mut out = format!("# {title}, reproduced\n\n");
+    out.push_str(&format!(
+        "Written by `contactbench paper --paper {name}{} --out DIR`. Each page puts the \
+         paper's numbers beside ours and tests the paper's claims on our measurements; a \
+         claim that does not hold is a finding, reported with its numbers, and one the data \
+         here cannot test says why (\"not measurable here\").\n\n",
+        if quick { " --quick" } else { "" }
+    ));
+    out.push_str(
+        "| experiment | paper | claims that hold | page | wall time (s) |\n|---|---|---|---|---|\n",
+    );
+    for line in lines {
+        let (score, link) = match &line.outcome {
+            Ok(page) => {
+                let tally = page.tally();
+                (
+                    format!("{} / {}", tally.holds, tally.total()),
+                    format!("[{}]({}/README.md)", line.id, line.id),
+                )
+            }
+            Err(e) => (format!("error: {e}"), "–".to_string()),
+        };
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {:.1} |\n",
+            line.title, line.paper_ref, score, link, line.seconds
+        ));
+    }
+    out.push_str("\n## Claims, one line each\n\n");
+    for line in lines {
+        if let Ok(page) = &line.outcome {
+            for c in &page.claims {
+                out.push_str(&format!(
+                    "- {} ({}): {}; {} ({}).\n",
+                    line.paper_ref,
+                    line.id,
+                    c.claim,
+                    c.verdict.text(),
+                    c.measured
+                ));
+            }
+        }
+    }
+    out.push_str("\n## Not reproduced\n\n");
+    for (what, why) in not_reproduced {
+        out.push_str(&format!("- {what}: {why}\n"));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::statement;

@@ -27,7 +27,7 @@ mod tab1;
 use plotters::style::RGBColor;
 
 use super::claims::{Claim, Verdict};
-use super::page::SummaryLine;
+use super::page::{short_summary_markdown, SummaryLine};
 use super::Experiment;
 use crate::collision::{GjkVariant, MomentumSchedule};
 use crate::report::style::{Dash, LineStyle, Marker};
@@ -246,55 +246,13 @@ pub fn pm(mean: f64, std: f64) -> String {
 
 /// The summary page of a collision run.
 pub fn summary_markdown(lines: &[SummaryLine], quick: bool) -> String {
-    let mut out = String::from(
-        "# GJK++ and \"Collision Detection Accelerated\" (Montaut et al.), reproduced\n\n",
-    );
-    out.push_str(&format!(
-        "Written by `contactbench paper --paper collision{} --out DIR`. Each page puts the \
-         paper's numbers beside ours and tests the paper's claims on our measurements; a \
-         claim that does not hold is a finding, reported with its numbers, and one the data \
-         here cannot test says why (\"not measurable here\").\n\n",
-        if quick { " --quick" } else { "" }
-    ));
-    out.push_str(
-        "| experiment | paper | claims that hold | page | wall time (s) |\n|---|---|---|---|---|\n",
-    );
-    for line in lines {
-        let (score, link) = match &line.outcome {
-            Ok(page) => {
-                let tally = page.tally();
-                (
-                    format!("{} / {}", tally.holds, tally.total()),
-                    format!("[{}]({}/README.md)", line.id, line.id),
-                )
-            }
-            Err(e) => (format!("error: {e}"), "–".to_string()),
-        };
-        out.push_str(&format!(
-            "| {} | {} | {} | {} | {:.1} |\n",
-            line.title, line.paper_ref, score, link, line.seconds
-        ));
-    }
-    out.push_str("\n## Claims, one line each\n\n");
-    for line in lines {
-        if let Ok(page) = &line.outcome {
-            for c in &page.claims {
-                out.push_str(&format!(
-                    "- {} ({}): {}; {} ({}).\n",
-                    line.paper_ref,
-                    line.id,
-                    c.claim,
-                    c.verdict.text(),
-                    c.measured
-                ));
-            }
-        }
-    }
-    out.push_str("\n## Not reproduced\n\n");
-    for (what, why) in NOT_REPRODUCED {
-        out.push_str(&format!("- {what}: {why}\n"));
-    }
-    out
+    short_summary_markdown(
+        "GJK++ and \"Collision Detection Accelerated\" (Montaut et al.)",
+        "collision",
+        lines,
+        quick,
+        &NOT_REPRODUCED,
+    )
 }
 
 #[cfg(test)]

@@ -16,7 +16,7 @@ mod samples;
 mod tab1;
 mod tab2;
 
-use super::page::SummaryLine;
+use super::page::{short_summary_markdown, SummaryLine};
 use super::Experiment;
 
 /// Every experiment of the paper, in its order.
@@ -50,53 +50,11 @@ pub const NOT_REPRODUCED: [(&str, &str); 2] = [
 
 /// The summary page of a run of this paper.
 pub fn summary_markdown(lines: &[SummaryLine], quick: bool) -> String {
-    let mut out = String::from(
-        "# \"Differentiable Collision Detection: a Randomized Smoothing Approach\" \
-         (Montaut et al.), reproduced\n\n",
-    );
-    out.push_str(&format!(
-        "Written by `contactbench paper --paper smoothing{} --out DIR`. Each page puts the \
-         paper's numbers beside ours and tests the paper's claims on our measurements; a \
-         claim that does not hold is a finding, reported with its numbers.\n\n",
-        if quick { " --quick" } else { "" }
-    ));
-    out.push_str(
-        "| experiment | paper | claims that hold | page | wall time (s) |\n|---|---|---|---|---|\n",
-    );
-    for line in lines {
-        let (score, link) = match &line.outcome {
-            Ok(page) => {
-                let tally = page.tally();
-                (
-                    format!("{} / {}", tally.holds, tally.total()),
-                    format!("[{}]({}/README.md)", line.id, line.id),
-                )
-            }
-            Err(e) => (format!("error: {e}"), "–".to_string()),
-        };
-        out.push_str(&format!(
-            "| {} | {} | {} | {} | {:.1} |\n",
-            line.title, line.paper_ref, score, link, line.seconds
-        ));
-    }
-    out.push_str("\n## Claims, one line each\n\n");
-    for line in lines {
-        if let Ok(page) = &line.outcome {
-            for c in &page.claims {
-                out.push_str(&format!(
-                    "- {} ({}): {}; {} ({}).\n",
-                    line.paper_ref,
-                    line.id,
-                    c.claim,
-                    c.verdict.text(),
-                    c.measured
-                ));
-            }
-        }
-    }
-    out.push_str("\n## Not reproduced\n\n");
-    for (what, why) in NOT_REPRODUCED {
-        out.push_str(&format!("- {what}: {why}\n"));
-    }
-    out
+    short_summary_markdown(
+        "\"Differentiable Collision Detection: a Randomized Smoothing Approach\" (Montaut et al.)",
+        "smoothing",
+        lines,
+        quick,
+        &NOT_REPRODUCED,
+    )
 }
