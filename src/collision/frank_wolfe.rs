@@ -63,6 +63,24 @@ pub struct MinimumNormResult {
 }
 
 impl MinimumNormResult {
+    /// The answer at the witness points `point_a` and `point_b`, with the distance between them.
+    pub(crate) fn at(
+        point_a: Vector3<f64>,
+        point_b: Vector3<f64>,
+        iterations: usize,
+        duality_gap: f64,
+        stop: BaselineStop,
+    ) -> Self {
+        Self {
+            distance: (point_a - point_b).norm(),
+            point_a,
+            point_b,
+            iterations,
+            duality_gap,
+            stop,
+        }
+    }
+
     /// The iterate `x = a − b`.
     pub fn x(&self) -> Vector3<f64> {
         self.point_a - self.point_b
@@ -89,13 +107,13 @@ pub fn frank_wolfe(
         let s = diff.inflated_support(&x);
         gap = duality_gap(&x, &s.w);
         if gap <= settings.tolerance {
-            return result(a, b, k, gap, BaselineStop::DualityGap);
+            return MinimumNormResult::at(a, b, k, gap, BaselineStop::DualityGap);
         }
         let t = segment_step(&x, &s.w);
         a += (s.a - a) * t;
         b += (s.b - b) * t;
     }
-    result(
+    MinimumNormResult::at(
         a,
         b,
         settings.max_iterations,
@@ -112,23 +130,6 @@ fn segment_step(x: &Vector3<f64>, s: &Vector3<f64>) -> f64 {
         (-x.dot(&edge) / len2).clamp(0.0, 1.0)
     } else {
         0.0
-    }
-}
-
-fn result(
-    point_a: Vector3<f64>,
-    point_b: Vector3<f64>,
-    iterations: usize,
-    duality_gap: f64,
-    stop: BaselineStop,
-) -> MinimumNormResult {
-    MinimumNormResult {
-        distance: (point_a - point_b).norm(),
-        point_a,
-        point_b,
-        iterations,
-        duality_gap,
-        stop,
     }
 }
 

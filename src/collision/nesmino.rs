@@ -82,7 +82,7 @@ pub fn nesmino(
     for k in 0..settings.max_iterations {
         let x = pa - pb;
         if let Some(stop) = stopped(&mut diff, &x, settings, reference, &mut gap) {
-            return Ok(result(pa, pb, k, gap, stop));
+            return Ok(MinimumNormResult::at(pa, pb, k, gap, stop));
         }
         let step = smoothed_gradient(&(ya - yb), mu) * (mu / 2.0);
         let next_a = project_a(&(ya - step))?;
@@ -95,7 +95,7 @@ pub fn nesmino(
     }
     let x = pa - pb;
     let stop = stopped(&mut diff, &x, settings, reference, &mut gap);
-    Ok(result(
+    Ok(MinimumNormResult::at(
         pa,
         pb,
         settings.max_iterations,
@@ -122,23 +122,6 @@ fn stopped(
     }
     *gap = duality_gap(x, &diff.inflated_support(x).w);
     (*gap <= settings.tolerance).then_some(BaselineStop::DualityGap)
-}
-
-fn result(
-    point_a: Vector3<f64>,
-    point_b: Vector3<f64>,
-    iterations: usize,
-    duality_gap: f64,
-    stop: BaselineStop,
-) -> MinimumNormResult {
-    MinimumNormResult {
-        distance: (point_a - point_b).norm(),
-        point_a,
-        point_b,
-        iterations,
-        duality_gap,
-        stop,
-    }
 }
 
 #[cfg(test)]
