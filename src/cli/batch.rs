@@ -2,15 +2,14 @@
 //! failing run is recorded as failed and the others go on. With `--baseline`, a
 //! regression gate on the physical results.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::Context;
 use contactbench::corpus::bench::ShardChoice;
 use contactbench::corpus::tasks::{ArrayGeometry, Shard, SlurmTask};
 use contactbench::output::{write_file, SharedDir};
 use contactbench::report::tables::summary_table;
-use contactbench::simulation::batch::{self, Job, Tolerances};
+use contactbench::simulation::batch::{self, Baseline, BatchSettings, Job, Tolerances};
 use contactbench::simulation::output::ResultsManifest;
 use contactbench::simulation::recorder::{read_json, RunSummary};
 use contactbench::simulation::shards::{is_shard_output, jobs_plan, merge_shards, run_batch_shard};
@@ -46,11 +45,13 @@ pub struct Args {
     /// Change a value in every scenario before running, `path=value` (repeatable).
     #[arg(long = "set")]
     pub overrides: Vec<String>,
-    /// Compare with a stored baseline (JSON list of run summaries, from
-    /// `--write-baseline`); exit with 1 on a regression beyond the tolerances.
+    /// Compare with a stored baseline (from `--write-baseline`): refused unless this batch
+    /// has the baseline's `--set` and `--solver` flags; exit with 1 on a regression beyond
+    /// the tolerances. Runs without a baseline entry are listed, not compared.
     #[arg(long)]
     pub baseline: Option<PathBuf>,
-    /// Store this batch's summaries as a baseline file (it must not exist unless `--force`).
+    /// Store this batch's settings (`--set`, `--solver`) and summaries as a baseline file
+    /// (it must not exist unless `--force`).
     #[arg(long)]
     pub write_baseline: Option<PathBuf>,
     /// Run only shard K of N (1 <= K <= N) of the scenario × solver runs: run `i` (in
@@ -76,8 +77,12 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let files = scenario_files(&args.inputs)?;
     let scenarios = load_scenarios(&files, &args.overrides)?;
-    let baseline: Option<Vec<RunSummary>> = match &args.baseline {
-        Some(path) => Some(read_json(path).with_context(|| "--baseline".to_string())?),
+    let settings = BatchSettings {
+        overrides: args.overrides.clone(),
+        solvers: args.solvers.clone(),
+    };
+    let baseline = match &args.baseline {
+        Some(path) => Some(read_baseline(path, &settings)?),
         None => None,
     };
     if let Some(path) = &args.write_baseline {
@@ -117,14 +122,28 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     print_run_notes(&summaries);
     if let Some(path) = &args.write_baseline {
-        let mut bytes = serde_json::to_vec_pretty(&summaries)?;
+        let stored = Baseline {
+            settings,
+            runs: summaries.clone(),
+        };
+        let mut bytes = serde_json::to_vec_pretty(&stored)?;
         bytes.push(b'\n');
         write_file(path, &bytes, args.force)?;
         eprintln!("baseline written: {}", path.display());
     }
-    let Some(mut baseline) = baseline else {
+    let Some(baseline) = baseline else {
         return Ok(runs_exit_code(&summaries));
     };
+    let unlisted = baseline.without_entry(&summaries);
+    if !unlisted.is_empty() {
+        let names: Vec<String> = unlisted.iter().map(|(s, v)| format!("{s} / {v}")).collect();
+        eprintln!(
+            "baseline: {} run(s) have no entry in it and are not compared: {}",
+            unlisted.len(),
+            names.join(", ")
+        );
+    }
+    let mut baseline = baseline.runs;
     if manifest.shard.is_some() {
         // A shard is compared with the baseline's runs it ran.
         baseline.retain(|b| {
@@ -155,6 +174,30 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         eprintln!("  {} / {}: {}", r.scenario, r.solver, r.what);
     }
     Ok(ExitCode::FAILURE)
+}
+
+/// Reads a baseline and refuses one made with other settings than `current`, saying
+/// which flags compare like with like.
+fn read_baseline(path: &Path, current: &BatchSettings) -> anyhow::Result<Baseline> {
+    let baseline: Baseline = match read_json(path) {
+        Ok(b) => b,
+        Err(e) => {
+            if read_json::<Vec<RunSummary>>(path).is_ok() {
+                return Err(UsageError(format!(
+                    "--baseline {}: a list of runs without the settings they were made \
+                     with (an older format); write it again with --write-baseline and the \
+                     flags it was made with",
+                    path.display()
+                ))
+                .into());
+            }
+            return Err(anyhow::Error::new(e).context("--baseline"));
+        }
+    };
+    if let Some(why) = baseline.settings_mismatch(current) {
+        return Err(UsageError(format!("--baseline {}: {why}", path.display())).into());
+    }
+    Ok(baseline)
 }
 
 /// The shared folder's record of a sharded batch (`shards.json`): the plan, the shard

@@ -2,8 +2,10 @@
 //! bar; a failing run is recorded as failed and the others go on. A batch can be compared
 //! with a stored baseline of summaries as a regression gate.
 
+use std::io::IsTerminal;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use indicatif::{ProgressBar, ProgressStyle};
@@ -12,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use super::factory::SolverFactory;
 use super::output::{sanitize, solver_dirs, Replace, ResultsManifest, RunEntry, Staging};
-use super::recorder::{RecordError, Recorder, RunHeader, RunSummary, RunWriter};
+use super::recorder::{RecordError, Recorder, RunHeader, RunSummary, RunWriter, StepRecord};
 use super::scenario::{Scenario, ScenarioError};
 use crate::solvers::SolverSpec;
 
@@ -121,13 +123,54 @@ pub fn jobs_overriding(
     Ok(out)
 }
 
-/// Runs one job into `dir`, streaming its steps to disk; an error or a panic becomes the
-/// run's failure.
-fn run_job(job: &Job, runner: &Runner, dir: &Path) -> Result<RunSummary, RecordError> {
+/// A recorder that counts the steps it passes on: the progress within a run.
+struct Counting<'a> {
+    inner: &'a mut dyn Recorder,
+    steps: &'a ProgressBar,
+    counted: &'a mut u64,
+}
+
+impl Recorder for Counting<'_> {
+    fn start(&mut self, header: RunHeader) -> Result<(), RecordError> {
+        self.inner.start(header)
+    }
+
+    fn record(
+        &mut self,
+        step: &StepRecord,
+        analytical_energy: Option<f64>,
+    ) -> Result<(), RecordError> {
+        self.steps.inc(1);
+        *self.counted += 1;
+        self.inner.record(step, analytical_energy)
+    }
+}
+
+/// The steps a job records: the initial state and every time step.
+fn job_steps(job: &Job) -> u64 {
+    job.scenario.num_steps() as u64 + 1
+}
+
+/// Runs one job into `dir`, streaming its steps to disk and counting them on `steps` (a
+/// run that stops early counts its steps not taken as done); an error or a panic becomes
+/// the run's failure.
+fn run_job(
+    job: &Job,
+    runner: &Runner,
+    dir: &Path,
+    steps: &ProgressBar,
+) -> Result<RunSummary, RecordError> {
     let mut writer = RunWriter::create(dir)?;
+    let mut counted = 0;
     let outcome = catch_unwind(AssertUnwindSafe(|| {
-        runner(&job.scenario, job.factory.as_ref(), &mut writer)
+        let mut counting = Counting {
+            inner: &mut writer,
+            steps,
+            counted: &mut counted,
+        };
+        runner(&job.scenario, job.factory.as_ref(), &mut counting)
     }));
+    steps.inc(job_steps(job).saturating_sub(counted));
     let failure = match outcome {
         Ok(Ok(failure)) => failure,
         Ok(Err(message)) => Some(message),
@@ -150,23 +193,29 @@ fn run_job(job: &Job, runner: &Runner, dir: &Path) -> Result<RunSummary, RecordE
 }
 
 /// Runs every job in parallel (rayon), writing each run under `root`; returns the
-/// entries in job order. `progress` shows a progress bar on the terminal.
+/// entries in job order. `progress` shows, on a terminal, a bar of the steps done of
+/// every run with the time left; off a terminal (a log, a pipe), a line on stderr per
+/// finished run.
 pub fn run_jobs(
     jobs: &[Job],
     root: &Path,
     runner: &Runner,
     progress: bool,
 ) -> Result<Vec<RunEntry>, RecordError> {
-    let bar = if progress {
-        ProgressBar::new(jobs.len() as u64)
+    let on_terminal = std::io::stderr().is_terminal();
+    let total: u64 = jobs.iter().map(job_steps).sum();
+    let bar = if progress && on_terminal {
+        ProgressBar::new(total)
     } else {
         ProgressBar::hidden()
     };
-    if let Ok(style) =
-        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} runs {msg}")
-    {
+    if let Ok(style) = ProgressStyle::with_template(
+        "{elapsed_precise} [{bar:30}] {human_pos}/{human_len} steps, {eta} left; {msg}",
+    ) {
         bar.set_style(style.progress_chars("=> "));
     }
+    let finished = AtomicUsize::new(0);
+    bar.set_message(format!("0/{} runs", jobs.len()));
     let results: Vec<Result<RunEntry, RecordError>> = jobs
         .par_iter()
         .map(|job| {
@@ -175,9 +224,19 @@ pub fn run_jobs(
                 sanitize(&job.scenario.name),
                 sanitize(&job.solver_dir)
             );
-            let summary = run_job(job, runner, &root.join(&rel))?;
-            bar.set_message(format!("{} / {}", job.scenario.name, job.solver));
-            bar.inc(1);
+            let summary = run_job(job, runner, &root.join(&rel), &bar)?;
+            let done = finished.fetch_add(1, Ordering::Relaxed) + 1;
+            bar.set_message(format!("{done}/{} runs", jobs.len()));
+            if progress && !on_terminal {
+                eprintln!(
+                    "[{done}/{}] {} / {}: {} ({} steps)",
+                    jobs.len(),
+                    job.scenario.name,
+                    job.solver,
+                    summary.outcome,
+                    summary.steps
+                );
+            }
             Ok(RunEntry { path: rel, summary })
         })
         .collect();
@@ -202,6 +261,78 @@ pub fn run_batch(
     manifest.write(staging.path())?;
     staging.publish()?;
     Ok(manifest)
+}
+
+/// The settings of a batch that change its runs, as a baseline records them: the `--set`
+/// overrides and the `--solver` texts (empty: each scenario's own solvers). Each run's
+/// duration and time step are in its summary (`steps`, `dt`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BatchSettings {
+    /// `path=value` overrides, in the order given.
+    pub overrides: Vec<String>,
+    /// Solver texts run on every scenario, in the order given.
+    pub solvers: Vec<String>,
+}
+
+impl BatchSettings {
+    /// The command-line flags that give these settings (`--set a=b --solver s`), or
+    /// "no --set and no --solver".
+    pub fn flags(&self) -> String {
+        let flags: Vec<String> = self
+            .overrides
+            .iter()
+            .map(|o| format!("--set {o}"))
+            .chain(self.solvers.iter().map(|s| format!("--solver {s}")))
+            .collect();
+        if flags.is_empty() {
+            "no --set and no --solver".into()
+        } else {
+            flags.join(" ")
+        }
+    }
+}
+
+/// A stored baseline of the regression gate: the settings of the batch that wrote it and
+/// its runs' summaries.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Baseline {
+    /// What the batch was run with.
+    pub settings: BatchSettings,
+    /// Every run's summary, in the batch's order.
+    pub runs: Vec<RunSummary>,
+}
+
+impl Baseline {
+    /// Why a batch run with `current` cannot be compared with this baseline, saying which
+    /// flags compare like with like; `None` when the settings are the same.
+    pub fn settings_mismatch(&self, current: &BatchSettings) -> Option<String> {
+        (self.settings != *current).then(|| {
+            format!(
+                "the baseline was made with {}, this batch has {}: runs of other durations \
+                 or solvers are not comparable. Compare like with like by running the batch \
+                 with {}, or write a new baseline with --write-baseline",
+                self.settings.flags(),
+                current.flags(),
+                self.settings.flags()
+            )
+        })
+    }
+
+    /// The runs of `current` that have no entry in this baseline: (scenario, solver).
+    pub fn without_entry(&self, current: &[RunSummary]) -> Vec<(String, String)> {
+        current
+            .iter()
+            .filter(|r| {
+                !self
+                    .runs
+                    .iter()
+                    .any(|b| b.scenario == r.scenario && b.solver == r.solver)
+            })
+            .map(|r| (r.scenario.clone(), r.solver.clone()))
+            .collect()
+    }
 }
 
 /// Tolerances of the regression gate.
@@ -242,7 +373,7 @@ pub struct Regression {
 }
 
 /// Compares a batch's summaries with a baseline: every baseline run must be present,
-/// reach its end if it did (`completed` or `unconverged`), and within the tolerances on the final base position, the
+/// of the same time step and number of steps, reach its end if it did (`completed` or `unconverged`), and within the tolerances on the final base position, the
 /// final energy and the maximum NCP criterion.
 pub fn compare(
     current: &[RunSummary],
@@ -263,6 +394,10 @@ pub fn compare(
             regressions.push(regress("missing from the batch".into()));
             continue;
         };
+        if let Some(what) = not_comparable(run, base) {
+            regressions.push(regress(what));
+            continue;
+        }
         if base.reached_end() && !run.reached_end() {
             regressions.push(regress(format!(
                 "failed: {}",
@@ -303,6 +438,19 @@ pub fn compare(
         }
     }
     regressions
+}
+
+/// Why a run and its baseline entry are not runs of the same length: another time step,
+/// or another number of steps while both reached their end.
+fn not_comparable(run: &RunSummary, base: &RunSummary) -> Option<String> {
+    let same_length = !(run.reached_end() && base.reached_end()) || run.steps == base.steps;
+    (run.dt != base.dt || !same_length).then(|| {
+        format!(
+            "not comparable: {} steps of {} s, the baseline {} steps of {} s (the scenario's \
+             duration or time step changed; write the baseline again)",
+            run.steps, run.dt, base.steps, base.dt
+        )
+    })
 }
 
 /// True when `value` is above `limit` or NaN (a NaN is always a regression).

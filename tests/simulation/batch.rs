@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use contactbench::metrics::energy::MechanicalEnergy;
 use contactbench::report;
-use contactbench::simulation::batch::{self, Tolerances};
+use contactbench::simulation::batch::{self, Baseline, BatchSettings, Tolerances};
 use contactbench::simulation::output::Replace;
 use contactbench::simulation::output::ResultsManifest;
 use contactbench::simulation::recorder::Recorder;
@@ -146,6 +146,43 @@ fn baseline_gate_flags_moved_and_failed_runs() {
     failed[1].outcome = "failed".into();
     assert_eq!(batch::compare(&failed, &summaries, &tol).len(), 1);
     assert_eq!(batch::compare(&summaries[1..], &summaries, &tol).len(), 1);
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn baseline_gate_refuses_runs_of_another_length_and_other_settings() {
+    let jobs = batch::jobs(vec![scenario()], None);
+    let out = temp_dir("baseline-length");
+    let manifest =
+        batch::run_batch(&jobs, &out, &free_fall_runner, false, Replace::Never).expect("batch");
+    let summaries: Vec<_> = manifest.runs.iter().map(|r| r.summary.clone()).collect();
+    let mut longer = summaries.clone();
+    longer[0].steps *= 2;
+    let regressions = batch::compare(&longer, &summaries, &Tolerances::default());
+    assert_eq!(regressions.len(), 1);
+    assert!(
+        regressions[0].what.starts_with("not comparable"),
+        "{regressions:?}"
+    );
+
+    let made_with = BatchSettings {
+        overrides: vec!["simulation.duration=0.5".into()],
+        solvers: vec!["ncp-admm".into()],
+    };
+    let stored = Baseline {
+        settings: made_with.clone(),
+        runs: summaries[..1].to_vec(),
+    };
+    assert_eq!(stored.settings_mismatch(&made_with), None);
+    let why = stored
+        .settings_mismatch(&BatchSettings::default())
+        .expect("a mismatch");
+    assert!(
+        why.contains("running the batch with --set simulation.duration=0.5 --solver ncp-admm"),
+        "{why}"
+    );
+    let unlisted = stored.without_entry(&summaries);
+    assert_eq!(unlisted.len(), summaries.len() - 1);
     let _ = std::fs::remove_dir_all(&out);
 }
 
