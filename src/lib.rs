@@ -22,6 +22,8 @@
 //! - [`paper`]: the tables and figures of the contact models paper's §IV, reproduced.
 //! - [`output`]: how every command writes files (marker, staging, locks, signals); it
 //!   depends on nothing else in the crate.
+//! - [`cli`]: the `contactbench` command line, one file per command;
+//!   [`cli::main_with`] builds it with a user's own solvers.
 //!
 //! Conventions are Pinocchio's: free-flyer `q = [x y z qx qy qz qw]`, base twist in the
 //! base frame, gravity `(0, 0, −9.81)`, per-contact order `[t1, t2, n]`. The design (the
@@ -78,6 +80,10 @@
 //! and in the paper's solver comparisons ([`paper::run_paper_with`]).
 #![warn(missing_docs)]
 
+// The command line's files name the library `contactbench::`, as a user's crate does.
+extern crate self as contactbench;
+
+pub mod cli;
 pub mod collision;
 pub mod corpus;
 pub mod derivatives;

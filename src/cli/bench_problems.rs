@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use super::common::UsageError;
+use super::common::{warn_if_debug_build, RepeatedErrors, UsageError};
 use super::out::outln;
 use anyhow::Context;
 use contactbench::corpus::bench::{bench_problems, BenchOptions, ShardChoice};
@@ -48,7 +48,7 @@ pub struct Args {
     /// Output directory (absent, empty, or an earlier bench-problems output, which is
     /// resumed): plan.json, results/ (one file per task) and, without sharding, the
     /// report; shards of one run may share it.
-    #[arg(long, default_value = "bench-problems")]
+    #[arg(long, default_value = "results/bench-problems")]
     pub out: PathBuf,
 }
 
@@ -87,15 +87,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             tolerance: args.tolerance,
         },
     };
-    let progress = |r: &TaskResult| {
-        eprintln!(
-            "  {} / {}: {}",
-            r.problem,
-            r.solver,
-            r.error.as_deref().unwrap_or(&r.status)
-        );
+    warn_if_debug_build("bench-problems");
+    let errors = RepeatedErrors::default();
+    let progress = |r: &TaskResult| match &r.error {
+        Some(error) if !errors.first_time(error) => {}
+        Some(error) => eprintln!("  {} / {}: {error}", r.problem, r.solver),
+        None => eprintln!("  {} / {}: {}", r.problem, r.solver, r.status),
     };
     let outcome = bench_problems(&args.inputs, &args.out, &options, &progress)?;
+    errors.print_counts();
     eprintln!(
         "{} problems × {} solvers = {} tasks; shard {}/{}: {} tasks, {} run, {} already done; \
          results in {}",

@@ -13,7 +13,7 @@ use contactbench::simulation::StepMetrics;
 use contactbench::solvers::SolverSpec;
 use serde::Serialize;
 
-use super::common::{load_scenarios, UsageError};
+use super::common::{load_scenarios, warn_if_debug_build, UsageError};
 use super::out::outln;
 
 /// Arguments of `contactbench bench-step`.
@@ -135,6 +135,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     spec.build()
         .with_context(|| format!("--solver {}", args.solver))?;
     check_counts(&args)?;
+    warn_if_debug_build("bench-step");
     let settings = StepBenchSettings {
         settle: args.settle,
         steps: args.steps,

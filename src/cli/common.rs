@@ -7,8 +7,10 @@
 //! exists, is not contactbench's, is locked or cannot be created); 130 interrupted by
 //! SIGINT/SIGTERM/SIGHUP.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use anyhow::Context;
 use contactbench::corpus::CorpusError;
@@ -21,8 +23,10 @@ use contactbench::report::ReportError;
 use contactbench::simulation::batch::{self, Job, Runner};
 use contactbench::simulation::recorder::{RecordError, RunSummary};
 use contactbench::simulation::runner::{check, simulate_into, SimulationError};
-use contactbench::simulation::{Scenario, ScenarioError};
-use contactbench::solvers::SolverError;
+use contactbench::simulation::{Scenario, ScenarioError, SolverFactory, UserSolver};
+use contactbench::solvers::{
+    check_unused_tolerance, SolverError, SolverId, SolverSettings, SolverSpec,
+};
 
 /// An error in what the user asked for (exit code 2).
 #[derive(Debug)]
@@ -140,14 +144,97 @@ pub fn load_scenarios(files: &[PathBuf], overrides: &[String]) -> anyhow::Result
     Ok(scenarios)
 }
 
-/// The jobs: each scenario with its own solvers, or with the `--solver` ones (each keeping
-/// its scenario's settings unless the text overrides them).
+/// The jobs: each scenario with its own solvers, or with the `--solver` ones (a built-in
+/// one keeping its scenario's settings unless the text overrides them; a user's own one
+/// at its settings and the text's).
 pub fn jobs(scenarios: Vec<Scenario>, solvers: &[String]) -> anyhow::Result<Vec<Job>> {
     if solvers.is_empty() {
-        Ok(batch::jobs(scenarios, None))
-    } else {
-        Ok(batch::jobs_overriding(scenarios, solvers)?)
+        return Ok(batch::jobs(scenarios, None));
     }
+    if solvers.iter().all(|t| user_factory(t).is_none()) {
+        return Ok(batch::jobs_overriding(scenarios, solvers)?);
+    }
+    let mut out = Vec::new();
+    for scenario in scenarios {
+        let factories = solvers
+            .iter()
+            .map(|text| scenario_factory(&scenario, text))
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        out.extend(batch::jobs_with(vec![scenario], &factories));
+    }
+    Ok(out)
+}
+
+/// The factory of one `--solver` text for one scenario: a user's solver, or a built-in
+/// one with the scenario's settings under the text's.
+pub fn scenario_factory(scenario: &Scenario, text: &str) -> anyhow::Result<Arc<dyn SolverFactory>> {
+    if let Some(user) = user_factory(text) {
+        return user;
+    }
+    let mut jobs = batch::jobs_overriding(vec![scenario.clone()], &[text.to_string()])?;
+    Ok(jobs.remove(0).factory)
+}
+
+/// The user's own solvers of a `contactbench` built with [`super::main_with`].
+static USER_SOLVERS: OnceLock<Vec<UserSolver>> = OnceLock::new();
+
+/// Registers the user's own solvers, once, refusing a name that is a built-in id or
+/// given twice.
+pub fn set_user_solvers(solvers: Vec<UserSolver>) -> anyhow::Result<()> {
+    for (k, s) in solvers.iter().enumerate() {
+        let name = s.name();
+        if name.parse::<SolverId>().is_ok() || solvers[..k].iter().any(|o| o.name() == name) {
+            return Err(UsageError(format!(
+                "user solver '{name}': the name of a built-in solver or of another user \
+                 solver; give it another name"
+            ))
+            .into());
+        }
+    }
+    USER_SOLVERS
+        .set(solvers)
+        .map_err(|_| anyhow::anyhow!("the user's solvers are registered once"))
+}
+
+/// The user's own solvers (none in the plain `contactbench`).
+pub fn user_solvers() -> &'static [UserSolver] {
+    USER_SOLVERS.get().map_or(&[], Vec::as_slice)
+}
+
+/// The names of the user's own solvers.
+pub fn user_solver_names() -> Vec<String> {
+    user_solvers().iter().map(|s| s.name()).collect()
+}
+
+/// The user's solver named by a solver text (`name` or `name:key=value,…`, shared
+/// settings only) at its settings with the text's on top; `None` when the text names no
+/// user solver.
+pub fn user_factory(text: &str) -> Option<anyhow::Result<Arc<dyn SolverFactory>>> {
+    let name = text.split(':').next().unwrap_or("").trim();
+    let user = user_solvers().iter().find(|s| s.name() == name)?;
+    let settings = || -> anyhow::Result<SolverSettings> {
+        let mut given = SolverSpec::text_map(text)?;
+        given.remove("solver");
+        let keys: Vec<String> = given.keys().cloned().collect();
+        let mut map = match serde_json::to_value(user.settings())? {
+            serde_json::Value::Object(map) => map,
+            _ => serde_json::Map::new(),
+        };
+        map.extend(given);
+        let settings: SolverSettings = serde_json::from_value(serde_json::Value::Object(map))
+            .map_err(|e| SolverError::InvalidParameter {
+                solver: name.to_string(),
+                message: e.to_string(),
+            })?;
+        settings.validate()?;
+        check_unused_tolerance(&settings, keys.iter().map(String::as_str))?;
+        Ok(settings)
+    };
+    Some(
+        settings()
+            .map(|s| user.with_settings(s))
+            .map_err(|e| e.context(format!("--solver {text}"))),
+    )
 }
 
 /// The replacement policy of `--force`.
@@ -194,5 +281,42 @@ pub fn runs_exit_code(summaries: &[RunSummary]) -> ExitCode {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
+    }
+}
+
+/// Warns, on stderr, that the times a command prints are a debug build's: unoptimized
+/// code with debug assertions is 10 to 1000 times slower than a release build.
+pub fn warn_if_debug_build(command: &str) {
+    if cfg!(debug_assertions) {
+        eprintln!(
+            "warning: {command}: this contactbench is a debug build; its times are not the \
+             solvers' (10 to 1000x slower); time with a release build: `cargo install --path .` \
+             or `cargo run --release -- {command} ...`"
+        );
+    }
+}
+
+/// Errors of many tasks, each printed once: the first time in full, then a count of the
+/// tasks that had it.
+#[derive(Debug, Default)]
+pub struct RepeatedErrors {
+    seen: Mutex<BTreeMap<String, usize>>,
+}
+
+impl RepeatedErrors {
+    /// Counts `error`; true the first time it is seen.
+    pub fn first_time(&self, error: &str) -> bool {
+        let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
+        let count = seen.entry(error.to_string()).or_insert(0);
+        *count += 1;
+        *count == 1
+    }
+
+    /// Prints, on stderr, how many tasks had each error seen more than once.
+    pub fn print_counts(&self) {
+        let seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
+        for (error, count) in seen.iter().filter(|(_, &n)| n > 1) {
+            eprintln!("  the same error in {count} tasks (printed once above): {error}");
+        }
     }
 }

@@ -1,5 +1,21 @@
-//! Command-line parsing and dispatch; every command lives in its own file and calls the
-//! library.
+//! The `contactbench` command line: parsing and dispatch, every command in its own file
+//! over the library. [`main_with`] is the whole binary as a function, so that a crate of
+//! one's own builds a `contactbench` whose `run`, `sweep`, `batch`, `solve` and `paper`
+//! also know its own solvers:
+//!
+//! ```no_run
+//! use contactbench::simulation::UserSolver;
+//! use contactbench::solvers::{SolverId, SolverSettings, SolverSpec};
+//!
+//! fn main() -> std::process::ExitCode {
+//!     // Any closure from settings to a boxed `ContactSolver` (a built-in one here).
+//!     let mine = UserSolver::new("my-pgs", SolverSettings::default(), |settings| {
+//!         SolverSpec { settings, ..SolverSpec::new(SolverId::NcpPgs) }.build()
+//!     });
+//!     // `my-binary solve problem.json --solver my-pgs:eps_rel=1e-8`, `--all`, ...
+//!     contactbench::cli::main_with(vec![mine])
+//! }
+//! ```
 
 mod batch;
 mod bench_problems;
@@ -8,9 +24,10 @@ mod collision_bench;
 mod common;
 mod completions;
 mod dump;
+mod hints;
 mod merge;
 mod model;
-pub mod out;
+pub(crate) mod out;
 mod paper;
 mod report;
 mod robots;
@@ -22,9 +39,36 @@ mod sweep;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use contactbench::simulation::UserSolver;
 
-pub use common::exit_code;
-pub use out::failure as stdout_failure;
+/// The `contactbench` binary with the user's own solvers beside the built-in ones: parses
+/// the command line, runs the command, prints an error (with a "did you mean" when a
+/// solver or parameter name is misspelt) and returns the exit code (0 success; 1 a run
+/// failed, a solve did not converge or a regression; 2 usage or input error; 130
+/// interrupted). A user solver is named on the command line by its name, with shared
+/// settings as for a built-in one (`--solver mine:eps_rel=1e-8`); its name must not be a
+/// built-in id.
+pub fn main_with(extra_solvers: Vec<UserSolver>) -> ExitCode {
+    let args = Cli::parse();
+    let outcome = common::set_user_solvers(extra_solvers).and_then(|()| run(args));
+    match outcome {
+        Ok(code) => match out::failure() {
+            Some(e) => {
+                eprintln!("error: writing the output: {e}");
+                ExitCode::FAILURE
+            }
+            None => code,
+        },
+        Err(err) => {
+            let message = format!("{err:#}");
+            eprintln!("error: {message}");
+            if let Some(hint) = hints::hint(&message, &common::user_solver_names()) {
+                eprintln!("hint: {hint}");
+            }
+            common::exit_code(&err)
+        }
+    }
+}
 
 /// Benchmark contact models and solvers on real robots.
 #[derive(Debug, Parser)]
@@ -34,7 +78,7 @@ pub use out::failure as stdout_failure;
     about,
     after_help = after_help()
 )]
-pub struct Cli {
+struct Cli {
     #[command(subcommand)]
     command: Command,
 }
@@ -90,7 +134,7 @@ enum Command {
 }
 
 /// Runs the parsed command.
-pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     common::install_signal_handler();
     match cli.command {
         Command::Robots(args) => robots::run(args),

@@ -4,11 +4,14 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
+use super::common::user_solvers;
 use super::out::outln;
 use anyhow::Context;
 use contactbench::paper::verdicts::Verdicts;
-use contactbench::paper::{collision, experiments, run_paper, smoothing, Options};
+use contactbench::paper::{collision, experiments, run_paper_with, smoothing, Options};
+use contactbench::simulation::SolverFactory;
 
 /// Which paper's tables and figures a run makes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -86,7 +89,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         force: args.force,
         earlier,
     };
-    let outcome = run_paper(&args.out, &options)
+    let extra: Vec<Arc<dyn SolverFactory>> = user_solvers()
+        .iter()
+        .map(|u| u.clone().into_arc())
+        .collect();
+    let outcome = run_paper_with(&args.out, &options, &extra)
         .with_context(|| format!("paper --out {}", args.out.display()))?;
     for line in &outcome.lines {
         match &line.outcome {

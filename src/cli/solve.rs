@@ -8,17 +8,20 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use super::common::{user_factory, user_solver_names, user_solvers, warn_if_debug_build};
+use super::hints::hint;
 use super::out::out;
 use anyhow::{bail, Context};
 use contactbench::derivatives::{differentiate, DerivativeError, DerivativeSettings};
 use contactbench::problem::io::{read_lambda, read_problem};
 use contactbench::problem::ContactProblem;
+use contactbench::simulation::SolverFactory;
 use contactbench::solvers::compare::{
-    builtin_solvers, compare, comparison_table, format_duration, model_name, RunOutcome, SolvedRun,
-    SolverRun,
+    builtin_solvers, compare, comparison_table, format_duration, model_name, Candidate, RunOutcome,
+    SolvedRun, SolverRun,
 };
 use contactbench::solvers::{check_unused_tolerance, Criterion, SolverSettings, SolverSpec};
-use serde_json::json;
+use serde_json::{json, Map, Value};
 
 /// Arguments of `contactbench solve`.
 #[derive(Debug, clap::Args)]
@@ -56,6 +59,10 @@ pub struct Args {
     /// Run every built-in solver and print a comparison table.
     #[arg(long)]
     all: bool,
+    /// Solve N times, each with a fresh solver from the same start: the times printed are
+    /// the median of the N, with their spread (min and max); the answer is the first.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    repeat: u32,
     /// Print the result (per solver: lambda, c, status, metrics) as JSON on stdout instead
     /// of text; it is a valid `--warm-start` file (with --all: the converged answer with
     /// the smallest relative criterion, when one converged).
@@ -160,24 +167,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         None => None,
     };
-    let candidates = if args.all {
-        let mut settings = SolverSettings::default();
-        override_settings(&mut settings, &args)?;
-        settings.validate()?;
-        builtin_solvers(&settings)
-    } else {
-        let mut spec = match (&args.solver, file.solver) {
-            (Some(text), _) => text.parse::<SolverSpec>()?,
-            (None, Some(map)) => SolverSpec::from_map(map)
-                .with_context(|| format!("{}: solver", args.problem.display()))?,
-            (None, None) => bail!(
-                "no solver: give --solver SPEC or --all (or a `solver` entry in {})",
-                args.problem.display()
-            ),
-        };
-        override_settings(&mut spec.settings, &args)?;
-        vec![(spec.id.to_string(), spec.build())]
-    };
     if args.derivatives_delassus && problem.num_contacts() > MAX_DELASSUS_JACOBIAN_CONTACTS {
         bail!(
             "--derivatives-delassus: {} contacts, at most {MAX_DELASSUS_JACOBIAN_CONTACTS} \
@@ -185,7 +174,29 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             problem.num_contacts()
         );
     }
-    let runs = compare(candidates, &problem, warm_start.as_ref());
+    warn_if_debug_build("solve");
+    let problem_solver = file.solver.clone();
+    let make_candidates =
+        || -> anyhow::Result<Vec<Candidate>> { candidates(&args, problem_solver.clone()) };
+    let mut runs = compare(make_candidates()?, &problem, warm_start.as_ref());
+    let mut times: Vec<Vec<f64>> = runs
+        .iter()
+        .map(|r| solve_time(r).into_iter().collect())
+        .collect();
+    for _ in 1..args.repeat {
+        for (k, again) in compare(make_candidates()?, &problem, warm_start.as_ref())
+            .iter()
+            .enumerate()
+        {
+            times[k].extend(solve_time(again));
+        }
+    }
+    let spreads: Vec<Option<Spread>> = times.iter().map(|t| Spread::of(t)).collect();
+    for (run, spread) in runs.iter_mut().zip(&spreads) {
+        if let (RunOutcome::Solved(solved), Some(spread)) = (&mut run.outcome, spread) {
+            solved.solve_time = spread.median;
+        }
+    }
     let derivative = if args.derivatives {
         runs.first()
             .and_then(|run| derivative_of(&problem, run, args.derivatives_delassus))
@@ -210,6 +221,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         } else if let Some((run, solved)) = best_converged(&runs) {
             value["lambda"] = json!(solved.lambda);
             value["lambda_solver"] = json!(run.solver);
+        }
+        if args.repeat > 1 {
+            let spread: Vec<_> = runs
+                .iter()
+                .zip(&spreads)
+                .filter_map(|(run, s)| Some(json!({ "solver": run.solver, "solve_time_s": (*s)? })))
+                .collect();
+            value["repeat"] = json!(args.repeat);
+            value["solve_time_spread"] = json!(spread);
         }
         match &derivative {
             Some(Ok(d)) => value["derivatives"] = serde_json::to_value(d)?,
@@ -239,6 +259,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         text
     };
     out!("{text}");
+    if args.repeat > 1 && !args.json {
+        out!("{}", spread_lines(&runs, &spreads));
+    }
     let all_converged = runs
         .iter()
         .all(|r| r.solved().is_some_and(|s| s.status.is_converged()));
@@ -254,6 +277,101 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// The solvers to run: every built-in one and the user's (`--all`), the `--solver` one,
+/// or the problem file's, each with the setting flags applied.
+fn candidates(
+    args: &Args,
+    file_solver: Option<Map<String, Value>>,
+) -> anyhow::Result<Vec<Candidate>> {
+    Ok(if args.all {
+        let mut settings = SolverSettings::default();
+        override_settings(&mut settings, args)?;
+        settings.validate()?;
+        let mut candidates = builtin_solvers(&settings);
+        for user in user_solvers() {
+            let mut own = user.settings().clone();
+            override_settings(&mut own, args)?;
+            candidates.push((user.name(), user.with_settings(own).build()));
+        }
+        candidates
+    } else if let Some(user) = args.solver.as_deref().and_then(user_factory) {
+        let user = user?;
+        let mut settings = user.settings().clone();
+        override_settings(&mut settings, args)?;
+        vec![(user.name(), user.with_settings(settings).build())]
+    } else {
+        let mut spec = match (&args.solver, file_solver) {
+            (Some(text), _) => text.parse::<SolverSpec>()?,
+            (None, Some(map)) => SolverSpec::from_map(map)
+                .with_context(|| format!("{}: solver", args.problem.display()))?,
+            (None, None) => bail!(
+                "no solver: give --solver SPEC or --all (or a `solver` entry in {})",
+                args.problem.display()
+            ),
+        };
+        override_settings(&mut spec.settings, args)?;
+        vec![(spec.id.to_string(), spec.build())]
+    })
+}
+
+/// Each solver's median time over the `--repeat` solves, with their extremes.
+fn spread_lines(runs: &[SolverRun], spreads: &[Option<Spread>]) -> String {
+    let mut out = String::new();
+    if let Some(n) = spreads.iter().flatten().map(|s| s.samples).max() {
+        let _ = writeln!(
+            out,
+            "\ntime of {n} solves from the same start, median (min - max):"
+        );
+    }
+    for (run, spread) in runs.iter().zip(spreads) {
+        if let Some(s) = spread {
+            let _ = writeln!(
+                out,
+                "  {:<18} {} ({} - {})",
+                run.solver,
+                format_duration(s.median),
+                format_duration(s.min),
+                format_duration(s.max)
+            );
+        }
+    }
+    out
+}
+
+/// The wall time of a solve, when the solver ran.
+fn solve_time(run: &SolverRun) -> Option<f64> {
+    run.solved().map(|s| s.solve_time)
+}
+
+/// The median and the extremes of a solver's times over `--repeat` solves (s).
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+struct Spread {
+    median: f64,
+    min: f64,
+    max: f64,
+    samples: usize,
+}
+
+impl Spread {
+    /// `None` for no times.
+    fn of(times: &[f64]) -> Option<Self> {
+        let mut sorted = times.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        let n = sorted.len();
+        let median = match n {
+            0 => return None,
+            _ if n % 2 == 1 => sorted[n / 2],
+            _ => 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]),
+        };
+        Some(Self {
+            median,
+            min: sorted[0],
+            max: sorted[n - 1],
+            samples: n,
+        })
+    }
 }
 
 /// The converged answer with the smallest relative criterion, if any solver converged.
@@ -352,6 +470,9 @@ fn describe(path: &std::path::Path, contacts: usize, run: &SolverRun) -> String 
         RunOutcome::Solved(r) => r,
         RunOutcome::Error { error } => {
             let _ = writeln!(out, "error:   {error}");
+            if let Some(hint) = hint(error, &user_solver_names()) {
+                let _ = writeln!(out, "hint:    {hint}");
+            }
             return out;
         }
     };
@@ -376,12 +497,12 @@ fn describe(path: &std::path::Path, contacts: usize, run: &SolverRun) -> String 
         let _ = writeln!(
             out,
             "{i:>7} {:>12.5e} {:>12.5e} {:>12.5e}   {:>12.5e} {:>12.5e} {:>12.5e}",
-            r.lambda[3 * i],
-            r.lambda[3 * i + 1],
-            r.lambda[3 * i + 2],
-            r.c[3 * i],
-            r.c[3 * i + 1],
-            r.c[3 * i + 2]
+            unsigned_zero(r.lambda[3 * i]),
+            unsigned_zero(r.lambda[3 * i + 1]),
+            unsigned_zero(r.lambda[3 * i + 2]),
+            unsigned_zero(r.c[3 * i]),
+            unsigned_zero(r.c[3 * i + 1]),
+            unsigned_zero(r.c[3 * i + 2])
         );
     }
     let m = &r.metrics;
@@ -406,7 +527,7 @@ fn describe(path: &std::path::Path, contacts: usize, run: &SolverRun) -> String 
         ("mdp_violation", m.mdp_violation),
     ];
     for (name, value) in rows {
-        let _ = writeln!(out, "  {name:<36} {value:.3e}");
+        let _ = writeln!(out, "  {name:<36} {:.3e}", unsigned_zero(value));
     }
     let _ = writeln!(out, "  {:<36} {}", "sliding contacts", m.sliding_contacts);
     let internal = match (
@@ -422,4 +543,13 @@ fn describe(path: &std::path::Path, contacts: usize, run: &SolverRun) -> String 
     };
     let _ = writeln!(out, "  {:<36} {internal}", "internal_forces (N s)");
     out
+}
+
+/// `x`, with a negative zero as `0` (printed `0.000e0`, not `-0.000e0`).
+fn unsigned_zero(x: f64) -> f64 {
+    if x == 0.0 {
+        0.0
+    } else {
+        x
+    }
 }

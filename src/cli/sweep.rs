@@ -4,12 +4,14 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use contactbench::simulation::output::Staging;
 use contactbench::simulation::recorder::write_json;
 use contactbench::simulation::sweep::{check_limits, sweep, SweepKind};
+use contactbench::simulation::SolverFactory;
 
-use super::common::{load_scenarios, replace_policy, runner, UsageError};
+use super::common::{load_scenarios, replace_policy, runner, scenario_factory, UsageError};
 use super::out::{out, outln};
 
 /// Arguments of `contactbench sweep`.
@@ -57,13 +59,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     check_limits(&scenario, kind, &values)?;
-    let specs = if args.solvers.is_empty() {
-        scenario.solver_specs()
+    let specs: Vec<Arc<dyn SolverFactory>> = if args.solvers.is_empty() {
+        scenario
+            .solver_specs()
+            .into_iter()
+            .map(|s| Arc::new(s) as Arc<dyn SolverFactory>)
+            .collect()
     } else {
         args.solvers
             .iter()
-            .map(|t| scenario.solver_override(t))
-            .collect::<Result<Vec<_>, _>>()?
+            .map(|t| scenario_factory(&scenario, t))
+            .collect::<anyhow::Result<Vec<_>>>()?
     };
     for spec in &specs {
         spec.build()?;

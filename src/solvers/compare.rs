@@ -185,24 +185,23 @@ pub fn comparison_table(runs: &[SolverRun]) -> String {
                 let status = r.status.to_string();
                 let _ = writeln!(
                     out,
-                    "{:<18} {:<7} {:<24} {:>6} {:>11} {:>9.2e} {:>9.2e} {:>9.2e} {:>9.2e} {:>9.2e} {:>9.2e} {:>9.2e} {:>9.2e} {:>9}",
+                    "{:<18} {:<7} {:<24} {:>6} {:>11} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
                     run.solver,
                     model,
                     truncate(&status, 24),
                     r.iterations,
                     format_duration(r.solve_time),
-                    r.criteria.relative,
-                    r.criteria.absolute,
-                    m.relative_criterion,
-                    m.ncp_criterion,
-                    m.ccp_residual,
-                    m.lcp_residual,
-                    m.signorini_violation
+                    sci(r.criteria.relative),
+                    sci(r.criteria.absolute),
+                    sci(m.relative_criterion),
+                    sci(m.ncp_criterion),
+                    sci(m.ccp_residual),
+                    sci(m.lcp_residual),
+                    sci(m.signorini_violation
                         .complementarity
-                        .max(m.signorini_violation.penetration_velocity),
-                    m.mdp_violation,
-                    m.internal_forces_spurious
-                        .map_or("-".to_string(), |f| format!("{f:.2e}")),
+                        .max(m.signorini_violation.penetration_velocity)),
+                    sci(m.mdp_violation),
+                    m.internal_forces_spurious.map_or("-".to_string(), sci),
                 );
             }
             RunOutcome::Error { error } => {
@@ -210,7 +209,29 @@ pub fn comparison_table(runs: &[SolverRun]) -> String {
             }
         }
     }
+    out.push_str(COMPARISON_LEGEND);
     out
+}
+
+/// What the columns of [`comparison_table`] hold, with their units (docs/ruler.md).
+pub const COMPARISON_LEGEND: &str = "
+iters: iterations; time: wall time of the solve. Criteria at the answer, worst contact:
+  own_rel, own_abs  the solver's own model's relative (dimensionless) and absolute criteria
+  ncp_rel           the relative NCP criterion r, the ruler (dimensionless)
+  ncp, ccp, lcp     each model's absolute criterion, max(eps_p N s, eps_d m/s, eps_c N s m/s)
+  signorini         max(max(0, -c_N) m/s, |lambda_N c_N| N s m/s)
+  mdp               maximum-dissipation violation of a sliding contact (N s; 0: none slides)
+  spurious          internal force the solver injected (N s; -: no J or no split)
+";
+
+/// A number in the table: three significant digits, an exact zero as `0` (never
+/// `-0.00e0`).
+fn sci(x: f64) -> String {
+    if x == 0.0 {
+        "0".into()
+    } else {
+        format!("{x:.2e}")
+    }
 }
 
 /// The model's name as in files (`lcp`, `ccp`, `raisim`, `ncp`).

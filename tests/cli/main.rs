@@ -3,6 +3,7 @@
 
 mod bad_input;
 mod consistency;
+mod guidance;
 mod output_discipline;
 mod output_fuzz;
 mod robustness;
