@@ -5,7 +5,8 @@
 //! [`compare`] exactly like the registry's solvers; `examples/user_solver.rs` runs it on
 //! a robot scenario, in a sweep and in a batch.
 //!
-//! Run with `cargo run -p user-solver --example custom_solver`.
+//! Run with `cargo run --release -p user-solver --example custom_solver` (a debug build's
+//! times are not the solvers': it says so).
 
 use contactbench::problem::generators::random_problem;
 use contactbench::solvers::compare::{builtin_solvers, compare, comparison_table};
@@ -30,5 +31,11 @@ fn main() -> anyhow::Result<()> {
         settings.eps_rel
     );
     print!("{}", comparison_table(&runs));
+    if cfg!(debug_assertions) {
+        eprintln!(
+            "warning: a debug build: these times are not the solvers' (10 to 1000x slower); \
+             run with `cargo run --release -p user-solver --example custom_solver`"
+        );
+    }
     Ok(())
 }
