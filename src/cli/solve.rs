@@ -56,7 +56,8 @@ pub struct Args {
     /// Initial forces: a JSON array of 3n numbers or an object with `lambda`.
     #[arg(long)]
     warm_start: Option<PathBuf>,
-    /// Run every built-in solver and print a comparison table.
+    /// Run every built-in solver (and the user's own, in a `contactbench` built with
+    /// `cli::main_with`) and print a comparison table with its legend.
     #[arg(long)]
     all: bool,
     /// Solve N times, each with a fresh solver from the same start: the times printed are
