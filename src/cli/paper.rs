@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use super::out::outln;
 use anyhow::Context;
 use contactbench::paper::verdicts::Verdicts;
-use contactbench::paper::{collision, experiments, run_paper, smoothing, Options};
+use contactbench::paper::{collision, experiments, gradients, run_paper, smoothing, Options};
 
 /// Which paper's tables and figures a run makes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -21,6 +21,9 @@ pub enum Paper {
     Collision,
     /// "Differentiable Collision Detection: a Randomized Smoothing Approach".
     Smoothing,
+    /// The gradient study: derivatives under every contact model and solver against
+    /// finite differences.
+    Gradients,
 }
 
 /// Arguments of `contactbench paper`.
@@ -63,7 +66,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         let every = experiments::all()
             .into_iter()
             .chain(collision::all())
-            .chain(smoothing::all());
+            .chain(smoothing::all())
+            .chain(gradients::all());
         for e in every {
             outln!("{:<9} {:<18} {}", e.id(), e.paper_ref(), e.title());
         }
@@ -78,6 +82,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let only = match (args.only.is_empty(), args.paper) {
         (true, Paper::Collision) => collision::ids().into_iter().map(String::from).collect(),
         (true, Paper::Smoothing) => smoothing::ids().into_iter().map(String::from).collect(),
+        (true, Paper::Gradients) => gradients::ids().into_iter().map(String::from).collect(),
         _ => args.only,
     };
     let options = Options {
