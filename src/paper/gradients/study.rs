@@ -7,7 +7,7 @@ use rayon::prelude::*;
 
 use super::tasks::{
     horizon, measure, scenario, start_state, Measured, Task, EPS_REL, MAX_ITER, RELATIVE_STEP,
-    SOLO_FOOT, SOLO_JOINT,
+    SOLO_FOOT, SOLO_JOINT, TORQUE_STEP,
 };
 use crate::paper::claims::{num, Claim, Why};
 use crate::paper::page::Page;
@@ -203,7 +203,7 @@ fn spurious_claim(rows: &[Row], forces: bool) -> Claim {
         .map(|p| p.1)
         .fold(0.0, f64::max);
     let what = if forces {
-        "contact forces (Solo-12's feet)"
+        "contact forces (Solo-12's foot, the pushed cube's corner)"
     } else {
         "positions (the cubes)"
     };
@@ -532,25 +532,23 @@ impl Experiment for Gradients {
                 "Solo-12 (scenarios/solo_standing.yaml, PD standing) settled {settle} steps by \
                  ncp-admm; every solver steps once from that state: the impulse of {SOLO_FOOT} \
                  ([t1, t2, n] in its contact frame) with respect to the torque of {SOLO_JOINT}. \
-                 The same on four points per foot (scenarios/paper/solo_flat_feet.yaml, the \
-                 paper's Fig. 13 robot): the first point's impulse, which the model does not \
-                 determine (sixteen points, redundant), and the foot's resultant, which it does."
+                 The pushed cube's first step: its first corner's impulse with respect to F, \
+                 which the model does not determine (four corners, redundant)."
             ),
             format!(
                 "Ours: the step derivatives A, B (docs/derivatives.md) chained along the \
                  horizon (δx⁺ = A δx + B δτ), the final δq read in the world; for Solo-12 the \
                  step's ∂λ/∂τ. Reference: central differences of whole runs of the same \
                  simulator (collision, solve and all), h = {} of the push's scale (1 m/s, \
-                 F), and for Solo-12 Simulator::step_derivatives_fd at h = {} (its torque \
-                 step moves v⁺ by about h); again at 10 h: their disagreement is the \
+                 F), and for Solo-12 of the same step with the knee's torque moved by \
+                 ±h = {} N·m; again at 10 h: their disagreement is the \
                  reference's own uncertainty. Error: ‖ours − FD‖∞ / ‖FD‖∞ (for the pushed \
                  cube over the larger of |FD| and 1e-3 of the push-free gradient T²/2m).",
                 num(RELATIVE_STEP),
-                num(RELATIVE_STEP)
+                num(TORQUE_STEP)
             ),
             "Spurious internal force: src/paper/internal.rs at every step's answer (the \
-             cube's four corners and the flat feet's points are redundant; Solo-12's four \
-             point feet are not), the largest \
+             cube's four corners are redundant; Solo-12's four point feet are not), the largest \
              along the horizon."
                 .into(),
         ];

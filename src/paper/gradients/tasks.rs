@@ -7,7 +7,7 @@ use nalgebra::{DVector, Quaternion, UnitQuaternion, Vector3};
 
 use crate::derivatives::ContactMode;
 use crate::paper::internal::{spurious_internal_force, Spurious};
-use crate::paper::runs::{PaperScenario, CUBE_SLIDE, SOLO_FLAT_FEET};
+use crate::paper::runs::{PaperScenario, CUBE_SLIDE};
 use crate::paper::PaperError;
 use crate::simulation::runner::simulator;
 use crate::simulation::{Scenario, Simulator};
@@ -27,6 +27,8 @@ pub const MAX_ITER: usize = 20_000;
 /// The differences' step, relative to the push's scale (`h`); the coarse reference uses
 /// `10 h`, and their disagreement is the reference's own uncertainty.
 pub const RELATIVE_STEP: f64 = 1e-5;
+/// The differences' step of Solo-12's knee torque (N·m).
+pub const TORQUE_STEP: f64 = 1e-4;
 /// The cube's push along y, as a fraction of `μ m g` (it sticks).
 const PUSH_FRACTION: f64 = 0.5;
 /// The Solo-12 joint whose torque moves the feet's forces.
@@ -44,32 +46,24 @@ pub enum Task {
     /// Solo-12 standing: the front-left foot's impulse `λ` with respect to the
     /// front-left knee's torque, one step.
     Solo,
-    /// Solo-12 standing on four points per foot: the impulse of the front-left foot's
-    /// first point (not determined by the model: redundant contacts).
-    FlatPoint,
-    /// The same, the front-left foot's resultant (the sum of its four points, determined).
-    FlatFoot,
+    /// The pushed cube's first step: the impulse of its first corner with respect to `F`
+    /// (not determined by the model: four corners, redundant).
+    Corner,
 }
 
 impl Task {
     /// Every task, in the page's order.
-    pub const ALL: [Task; 5] = [
-        Task::Slide,
-        Task::Push,
-        Task::Solo,
-        Task::FlatPoint,
-        Task::FlatFoot,
-    ];
+    pub const ALL: [Task; 4] = [Task::Slide, Task::Push, Task::Solo, Task::Corner];
 
     /// The quantity is a force of the step (not a position).
     pub fn is_force(self) -> bool {
-        matches!(self, Task::Solo | Task::FlatPoint | Task::FlatFoot)
+        matches!(self, Task::Solo | Task::Corner)
     }
 
     /// The quantity is determined by the model (not the part of redundant contacts'
     /// forces a solver chooses).
     pub fn is_determined(self) -> bool {
-        self != Task::FlatPoint
+        self != Task::Corner
     }
 
     /// Short name (tables, data).
@@ -78,8 +72,7 @@ impl Task {
             Task::Slide => "sliding cube",
             Task::Push => "pushed cube",
             Task::Solo => "Solo-12 standing",
-            Task::FlatPoint => "Solo-12 on flat feet, one point",
-            Task::FlatFoot => "Solo-12 on flat feet, the foot",
+            Task::Corner => "pushed cube's corner",
         }
     }
 
@@ -89,12 +82,7 @@ impl Task {
             Task::Slide => "∂y(T)/∂v_y(0) (s)",
             Task::Push => "∂y(T)/∂F_y (m/N)",
             Task::Solo => "∂λ_FL/∂τ_knee (N·s per N·m), [t1, t2, n]",
-            Task::FlatPoint => {
-                "∂λ_FL,1/∂τ_knee of the foot's first point (N·s per N·m), [t1, t2, n]"
-            }
-            Task::FlatFoot => {
-                "∂(Σ λ_FL,k)/∂τ_knee of the foot's four points (N·s per N·m), [t1, t2, n]"
-            }
+            Task::Corner => "∂λ_1/∂F_y of the first corner, first step (N·s per N), [t1, t2, n]",
         }
     }
 }
@@ -157,7 +145,9 @@ fn failed(run: &str, e: impl std::fmt::Display) -> String {
 
 fn cube_scenario(task: Task) -> Result<Scenario, PaperError> {
     let overrides: Vec<String> = match task {
-        Task::Push => vec!["initial_state.bodies.cube.velocity=[0, 0, 0, 0, 0, 0]".into()],
+        Task::Push | Task::Corner => {
+            vec!["initial_state.bodies.cube.velocity=[0, 0, 0, 0, 0, 0]".into()]
+        }
         _ => Vec::new(),
     };
     CUBE_SLIDE.load(&overrides)
@@ -166,9 +156,8 @@ fn cube_scenario(task: Task) -> Result<Scenario, PaperError> {
 /// The scenario of a task and where its state comes from.
 pub fn scenario(task: Task) -> Result<Scenario, PaperError> {
     match task {
-        Task::Slide | Task::Push => cube_scenario(task),
+        Task::Slide | Task::Push | Task::Corner => cube_scenario(task),
         Task::Solo => SOLO_STANDING.load(&[]),
-        Task::FlatPoint | Task::FlatFoot => SOLO_FLAT_FEET.load(&[]),
     }
 }
 
@@ -182,7 +171,7 @@ pub fn start_state(
     let mut sim = simulator(scenario, &spec(SolverId::NcpAdmm)).map_err(|e| e.to_string())?;
     let steps = match task {
         Task::Slide => 0,
-        Task::Push => 50,
+        Task::Push | Task::Corner => 50,
         _ => settle,
     };
     for _ in 0..steps {
@@ -298,11 +287,16 @@ fn mode_text(modes: &[crate::derivatives::ModeReport]) -> String {
 
 /// `‖a − b‖∞ / scale`.
 fn distance(a: &[f64], b: &[f64], scale: f64) -> f64 {
-    a.iter()
+    let d = a
+        .iter()
         .zip(b)
         .map(|(x, y)| (x - y).abs())
-        .fold(0.0, f64::max)
-        / scale
+        .fold(0.0, f64::max);
+    if d == 0.0 {
+        0.0
+    } else {
+        d / scale
+    }
 }
 
 fn largest(a: &[f64]) -> f64 {
@@ -417,61 +411,94 @@ fn dof(sim: &Simulator, name: &str) -> Result<usize, String> {
         .ok_or_else(|| format!("no joint {name} in the model"))
 }
 
-/// Solo-12's step: `∂λ/∂τ` of the knee's column from the step derivatives and from their
-/// differences' reference ([`Simulator::step_derivatives_fd`], same simulator, the torque
-/// step that moves `v⁺` by about `h`), of the foot's first contact or of the sum of its
-/// contacts (`resultant`; the contact frames on flat ground are the same).
-fn solo_task(
+/// The impulses of the step from the kept state with `s` N·m added on `dof`.
+fn impulses_with(
+    sim: &mut Simulator,
+    base: &DVector<f64>,
+    dof: usize,
+    s: f64,
+) -> Result<DVector<f64>, String> {
+    let mut tau = base.clone();
+    tau[dof] += s;
+    sim.set_added_torque(Some(tau)).map_err(|e| e.to_string())?;
+    sim.step_derivatives()
+        .map_err(|e| failed("differences", e))?;
+    let (_, lambda, _) = sim
+        .last_solution()
+        .ok_or_else(|| "differences: no contact".to_string())?;
+    Ok(lambda.clone())
+}
+
+/// Central differences of the step's impulses along the knee's torque, width `h` N·m.
+fn impulse_differences(
+    sim: &mut Simulator,
+    base: &DVector<f64>,
+    dof: usize,
+    h: f64,
+    contacts: usize,
+) -> Result<DVector<f64>, String> {
+    let plus = impulses_with(sim, base, dof, h)?;
+    let minus = impulses_with(sim, base, dof, -h)?;
+    if plus.len() != 3 * contacts || minus.len() != 3 * contacts {
+        return Err("differences: a perturbed step has other contacts".into());
+    }
+    Ok((plus - minus) / (2.0 * h))
+}
+
+/// One step's `∂λ/∂τ` along one dof from the step derivatives, and from central
+/// differences of the same simulator's step (that dof's generalized force moved by ±h):
+/// Solo-12's knee torque (h in N·m) and its front-left foot's contact, or the pushed
+/// cube's force along y (h relative to `F`) and its first corner.
+fn impulse_task(
     scenario: &Scenario,
     id: SolverId,
+    task: Task,
     start: &(DVector<f64>, DVector<f64>),
-    resultant: bool,
 ) -> Result<Measured, String> {
     let mut sim = simulator(scenario, &spec(id)).map_err(|e| e.to_string())?;
     sim.set_state(&start.0, &start.1)
         .map_err(|e| e.to_string())?;
     let nv = start.1.len();
-    let column = 2 * nv + dof(&sim, SOLO_JOINT)?;
+    let mut base = DVector::zeros(nv);
+    let (joint, h) = if task == Task::Solo {
+        (dof(&sim, SOLO_JOINT)?, TORQUE_STEP)
+    } else {
+        base[1] = push_force(scenario);
+        (1, RELATIVE_STEP * push_force(scenario))
+    };
+    sim.set_added_torque(Some(base.clone()))
+        .map_err(|e| e.to_string())?;
     let d = sim
         .step_derivatives()
         .map_err(|e| failed("derivatives", e))?;
-    let h = RELATIVE_STEP;
-    let fd = sim
-        .step_derivatives_fd(h)
-        .map_err(|e| failed("differences", e))?;
-    let coarse = sim
-        .step_derivatives_fd(10.0 * h)
-        .map_err(|e| failed("differences", e))?;
+    let contacts = d.modes.len();
+    let fd = impulse_differences(&mut sim, &base, joint, h, contacts)?;
+    let coarse = impulse_differences(&mut sim, &base, joint, 10.0 * h, contacts)?;
+    sim.set_added_torque(Some(base))
+        .map_err(|e| e.to_string())?;
     let record = sim.step().map_err(|e| failed("step", e))?;
     let mut foot: Vec<usize> = record
         .contacts
         .iter()
         .enumerate()
-        .filter(|(_, c)| c.pair.contains(SOLO_FOOT))
+        .filter(|(_, c)| task != Task::Solo || c.pair.contains(SOLO_FOOT))
         .map(|(i, _)| i)
         .collect();
-    if foot.is_empty() {
-        return Err(format!("no contact of {SOLO_FOOT}"));
+    if foot.is_empty() || record.contacts.len() != contacts {
+        return Err("the contact shown is missing, or the step has other contacts".into());
     }
-    if !resultant {
-        foot.truncate(1);
-    }
+    foot.truncate(1);
     let mut track = SpuriousTrack::default();
     track.add(spurious_now(&sim, id));
-    let pick = |m: &nalgebra::DMatrix<f64>| -> Result<Vec<f64>, String> {
-        if m.nrows() != d.d_lambda.nrows() || m.ncols() <= column {
-            return Err("a perturbed step changed the contacts".into());
-        }
-        Ok((0..3)
-            .map(|k| foot.iter().map(|i| m[(3 * i + k, column)]).sum())
-            .collect())
+    let sum = |value: &dyn Fn(usize) -> f64| -> Vec<f64> {
+        (0..3)
+            .map(|k| foot.iter().map(|i| value(3 * i + k)).sum())
+            .collect()
     };
-    let (ours, fd_foot, coarse_foot) = (
-        pick(&d.d_lambda)?,
-        pick(&fd.d_lambda)?,
-        pick(&coarse.d_lambda)?,
-    );
-    let scale = largest(&fd_foot);
+    let ours = sum(&|row| d.d_lambda[(row, 2 * nv + joint)]);
+    let fd_foot = sum(&|row| fd[row]);
+    let coarse_foot = sum(&|row| coarse[row]);
+    let scale = largest(&fd_foot).max(largest(&ours));
     let boundaries = d.modes.iter().filter(|m| m.at_boundary()).count();
     Ok(measured(
         ours,
@@ -496,7 +523,6 @@ pub fn measure(
 ) -> Result<Measured, String> {
     match task {
         Task::Slide | Task::Push => cube_task(scenario, id, task, start, steps),
-        Task::Solo | Task::FlatPoint => solo_task(scenario, id, start, false),
-        Task::FlatFoot => solo_task(scenario, id, start, true),
+        Task::Solo | Task::Corner => impulse_task(scenario, id, task, start),
     }
 }
