@@ -47,13 +47,14 @@ fn the_quick_gradient_page_has_finite_deterministic_numbers() {
     let mut reader = csv::Reader::from_reader(data.as_bytes());
     let header = reader.headers().expect("header").clone();
     let column = |name: &str| header.iter().position(|h| h == name).expect(name);
-    let (ours, fd, error, message) = (
+    let (task, ours, fd, error, message) = (
+        column("task"),
         column("ours"),
         column("fd"),
         column("relative_error"),
         column("error"),
     );
-    let (mut measured, mut agreeing) = (0, 0);
+    let (mut measured, mut corners_off) = (0, 0);
     for row in reader.records() {
         let row = row.expect("row");
         if !row[message].is_empty() {
@@ -68,16 +69,22 @@ fn the_quick_gradient_page_has_finite_deterministic_numbers() {
         }
         let e: f64 = row[error].parse().expect("error");
         assert!(e.is_finite(), "{row:?}");
-        if e <= 1e-6 {
-            agreeing += 1;
+        if &row[task] == "pushed cube's corner" {
+            if e > 0.1 {
+                corners_off += 1;
+            }
+        } else {
+            // Measured at most 8.1e-10 at the CI size.
+            assert!(e <= 1e-8, "{row:?}");
         }
     }
-    // Measured at the CI size: 5 tasks × 12 solvers, of which ccp-newton (its soft answer
-    // is not a solution of the CCP model), raisim sliding and lcp-qp on Solo-12 have no
-    // derivative; every other determined quantity agrees with the differences to 1e-9.
-    println!("{measured} rows measured, {agreeing} within 1e-6 of the differences");
-    assert!(measured >= 45, "{measured} rows measured");
-    assert!(agreeing >= 40, "{agreeing} rows agree");
+    // Measured at the CI size: 4 tasks × 12 solvers, of which ccp-newton (its soft answer
+    // is not a solution of the CCP model, 4 rows), raisim on the sliding cube and lcp-qp
+    // on Solo-12 have no derivative: 42 rows. A redundant corner's force derivative misses
+    // the differences of 8 of the 11 solvers by more than 10 % (their spurious internal
+    // forces choose another split than the derivative's least-norm one).
+    assert_eq!(measured, 42, "rows measured");
+    assert!(corners_off >= 7, "{corners_off} corner rows off");
     let again = quick_run(&second);
     assert_eq!(data, again, "a second run wrote other numbers");
     let _ = std::fs::remove_dir_all(&first);

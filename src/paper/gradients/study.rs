@@ -395,7 +395,7 @@ fn scatter_panel(rows: &[Row]) -> Panel {
             "(a) error against the differences vs spurious force (0 drawn at {})",
             num(FLOOR)
         ),
-        x_label: "spurious internal force / ‖λ‖∞".into(),
+        x_label: "spurious internal force / max |λ|".into(),
         y_label: "relative error of the derivative".into(),
         x_scale: Scale::Log,
         y_scale: Scale::Log,
@@ -556,7 +556,10 @@ impl Experiment for Gradients {
             page.tables.push(table(task, &rows));
         }
         page.figures.push((
-            "Gradient error vs spurious internal force; the relaxation's gradient vs its drift"
+            "(a) each solver's derivative error on each task against its spurious internal \
+             force (top right: the redundant corner's force under the solvers that leave a \
+             spurious force; bottom: every position and determined force); (b) the sliding \
+             cube's gradient against the cube's rise (the CCP solvers rise, the others slide)"
                 .into(),
             stem,
         ));
