@@ -10,7 +10,7 @@ use super::common::user_solvers;
 use super::out::outln;
 use anyhow::Context;
 use contactbench::paper::verdicts::Verdicts;
-use contactbench::paper::{collision, experiments, run_paper_with, smoothing, Options};
+use contactbench::paper::{collision, experiments, gradients, run_paper_with, smoothing, Options};
 use contactbench::simulation::SolverFactory;
 
 /// Which paper's tables and figures a run makes.
@@ -24,6 +24,9 @@ pub enum Paper {
     Collision,
     /// "Differentiable Collision Detection: a Randomized Smoothing Approach".
     Smoothing,
+    /// The gradient study: derivatives under every contact model and solver against
+    /// finite differences.
+    Gradients,
 }
 
 /// Arguments of `contactbench paper`.
@@ -66,7 +69,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         let every = experiments::all()
             .into_iter()
             .chain(collision::all())
-            .chain(smoothing::all());
+            .chain(smoothing::all())
+            .chain(gradients::all());
         for e in every {
             outln!("{:<9} {:<18} {}", e.id(), e.paper_ref(), e.title());
         }
@@ -81,6 +85,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let only = match (args.only.is_empty(), args.paper) {
         (true, Paper::Collision) => collision::ids().into_iter().map(String::from).collect(),
         (true, Paper::Smoothing) => smoothing::ids().into_iter().map(String::from).collect(),
+        (true, Paper::Gradients) => gradients::ids().into_iter().map(String::from).collect(),
         _ => args.only,
     };
     let options = Options {

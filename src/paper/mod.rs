@@ -14,6 +14,7 @@ pub mod claims;
 pub mod collision;
 pub mod earlier;
 pub mod experiments;
+pub mod gradients;
 pub mod internal;
 pub mod locked;
 pub mod measurable;
@@ -224,6 +225,7 @@ pub fn known_ids() -> Vec<&'static str> {
     let mut ids = experiments::ids();
     ids.extend(collision::ids());
     ids.extend(smoothing::ids());
+    ids.extend(gradients::ids());
     ids
 }
 
@@ -236,6 +238,7 @@ fn selection(options: &Options) -> Result<Vec<&'static dyn Experiment>, PaperErr
     let mut all = experiments::all();
     all.extend(collision::all());
     all.extend(smoothing::all());
+    all.extend(gradients::all());
     for id in &options.only {
         if !all.iter().any(|e| e.id() == id.trim()) {
             return Err(PaperError::UnknownExperiment(id.clone()));
@@ -375,6 +378,8 @@ fn write_all(
         collision::summary_markdown(&lines, options.quick)
     } else if chosen.iter().all(|e| smoothing::is_smoothing(e.id())) {
         smoothing::summary_markdown(&lines, options.quick)
+    } else if chosen.iter().all(|e| gradients::is_gradients(e.id())) {
+        gradients::summary_markdown(&lines, options.quick)
     } else {
         summary_markdown(&lines, &stamp, &NOT_REPRODUCED)
     };

@@ -113,14 +113,19 @@ fn every_cited_docs_page_and_markdown_link_exists() {
         if file.extension().is_some_and(|e| e == "md") {
             let base = file.parent().expect("a folder");
             // The experiment pages under docs/paper/ (and docs/paper/collision/,
-            // docs/paper/smoothing/) are written by `contactbench paper --out docs/paper`
-            // (`--paper collision|smoothing --out docs/paper/<paper>`); of their data files (figures, CSV) only those the
+            // docs/paper/smoothing/, docs/paper/gradients/) are written by `contactbench paper --out docs/paper`
+            // (`--paper collision|smoothing|gradients --out docs/paper/<paper>`); of their data files (figures, CSV) only those the
             // README shows are committed, the others are made again by the command. Links
             // from such a page to its own data files (no folder in the link) are not checked.
             let generated = base.parent().is_some_and(|p| {
-                ["docs/paper", "docs/paper/collision", "docs/paper/smoothing"]
-                    .iter()
-                    .any(|generated| p.ends_with(generated))
+                [
+                    "docs/paper",
+                    "docs/paper/collision",
+                    "docs/paper/smoothing",
+                    "docs/paper/gradients",
+                ]
+                .iter()
+                .any(|generated| p.ends_with(generated))
             });
             for link in markdown_links(&text) {
                 if generated && !link.contains('/') && !link.ends_with(".md") {

@@ -1,7 +1,8 @@
-//! `contactbench paper`: the contact paper's and the collision papers' pages.
+//! `contactbench paper`: the contact paper's, the collision papers' and the gradient study's pages.
 
 mod paper;
 mod paper_collision;
+mod paper_gradients;
 
 use std::sync::{Mutex, MutexGuard};
 

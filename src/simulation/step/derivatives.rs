@@ -52,6 +52,10 @@ pub struct StepDerivatives {
     pub a: DMatrix<f64>,
     /// `∂(q⁺, v⁺)/∂τ` (`2nv × nv`) of a generalized force added on every dof.
     pub b: DMatrix<f64>,
+    /// `∂λ/∂(q, v, τ)` of the step's contact impulses (`3n × 3nv`, columns `[δq, δv, δτ]`,
+    /// rows in the contact frames); empty without contact, and in the differences'
+    /// reference when a perturbed step has another number of contacts.
+    pub d_lambda: DMatrix<f64>,
     /// Each contact's mode in the solve's derivative (flags at mode boundaries).
     pub modes: Vec<ModeReport>,
     /// How the solve's linearized system was solved (least-norm with redundant contacts).
@@ -213,9 +217,9 @@ impl Simulator {
             sim.placements_at_q = false;
             sim.added_torque = Some(tau.clone());
             sim.take_step(false)
-                .map(|()| (sim.q.clone(), sim.v.clone()))
+                .map(|()| (sim.q.clone(), sim.v.clone(), sim.lambda.clone()))
         };
-        let (q0, _) = step_from(self, q, v, &base_torque)?;
+        let (q0, _, lambda0) = step_from(self, q, v, &base_torque)?;
         let mut inverse_diagonal = vec![0.0; nv];
         self.mass
             .inverse_diagonal(&mut inverse_diagonal)
@@ -223,6 +227,8 @@ impl Simulator {
         let largest = inverse_diagonal.iter().fold(0.0_f64, |m, x| m.max(*x));
         let torque_step = h / (self.params.dt * largest);
         let mut columns = DMatrix::zeros(2 * nv, 3 * nv);
+        let mut d_lambda = DMatrix::zeros(lambda0.len(), 3 * nv);
+        let mut same_contacts = !lambda0.is_empty();
         for column in 0..3 * nv {
             let k = column % nv;
             let mut ends = Vec::with_capacity(2);
@@ -238,10 +244,11 @@ impl Simulator {
                     1 => vs[k] += sign * h,
                     _ => taus[k] += sign * torque_step,
                 }
-                let (q1, v1) = step_from(self, &qs, &vs, &taus)?;
+                let (q1, v1, lambda1) = step_from(self, &qs, &vs, &taus)?;
                 let dq =
                     dynamics::difference(&self.world.model, &q0, &q1).map_err(dynamics_error)?;
-                ends.push((dq, v1));
+                same_contacts &= lambda1.len() == lambda0.len();
+                ends.push((dq, v1, lambda1));
             }
             let width = if column < 2 * nv { h } else { torque_step };
             let scale = 1.0 / (2.0 * width);
@@ -251,10 +258,17 @@ impl Simulator {
             columns
                 .view_mut((nv, column), (nv, 1))
                 .copy_from(&((&ends[0].1 - &ends[1].1) * scale));
+            if same_contacts {
+                d_lambda.set_column(column, &((&ends[0].2 - &ends[1].2) * scale));
+            }
+        }
+        if !same_contacts {
+            d_lambda = DMatrix::zeros(0, 0);
         }
         Ok(StepDerivatives {
             a: columns.columns(0, 2 * nv).into_owned(),
             b: columns.columns(2 * nv, nv).into_owned(),
+            d_lambda,
             modes: Vec::new(),
             method: LinearMethod::Empty,
             rank: (0, 0),
@@ -347,6 +361,7 @@ impl Simulator {
         Ok(StepDerivatives {
             a,
             b,
+            d_lambda: response.d_lambda,
             modes: response.modes,
             method: response.method,
             rank: response.rank,
