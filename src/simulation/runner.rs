@@ -174,6 +174,14 @@ pub fn drive(
             )));
         }
     }
+    let warnings = sim
+        .world()
+        .below_ground_warnings(sim.state().0)
+        .map_err(|e| vec![format!("the final state's kinematics failed: {e}")])
+        .unwrap_or_else(|warning| warning);
+    for warning in &warnings {
+        recorder.warn(warning)?;
+    }
     Ok(None)
 }
 
