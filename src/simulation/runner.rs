@@ -174,13 +174,12 @@ pub fn drive(
             )));
         }
     }
-    let warnings = sim
+    let warning = sim
         .world()
-        .below_ground_warnings(sim.state().0)
-        .map_err(|e| vec![format!("the final state's kinematics failed: {e}")])
-        .unwrap_or_else(|warning| warning);
-    for warning in &warnings {
-        recorder.warn(warning)?;
+        .below_ground_warning(sim.state().0)
+        .unwrap_or_else(|e| Some(format!("the final state's kinematics failed: {e}")));
+    if let Some(warning) = warning {
+        recorder.warn(&warning)?;
     }
     Ok(None)
 }

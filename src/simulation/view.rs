@@ -106,7 +106,7 @@ pub fn export_glb(
         let record = sim
             .step()
             .map_err(|source| ViewError::Step { step: k, source })?;
-        if k % every == 0 || k == steps {
+        if k.is_multiple_of(every) || k == steps {
             let contacts = frame_contacts(sim.world(), &mut data, &q_start, &record, dt)?;
             let q = sim.state().0.clone();
             frames.push(frame_at(
@@ -544,7 +544,7 @@ fn glb(world: &World, shown: &[usize], frames: &[Frame]) -> Vec<u8> {
         json!({"name": "world (z up)", "rotation": [c.x, c.y, c.z, c.w], "children": children}),
     );
     let root = nodes.len() - 1;
-    while buffer.bytes.len() % 4 != 0 {
+    while !buffer.bytes.len().is_multiple_of(4) {
         buffer.bytes.push(0);
     }
     let document = json!({
@@ -566,7 +566,7 @@ fn glb(world: &World, shown: &[usize], frames: &[Frame]) -> Vec<u8> {
 /// binary chunk (padded with zeros), each chunk 4-byte aligned.
 fn pack_glb(document: &Value, binary: &[u8]) -> Vec<u8> {
     let mut text = document.to_string().into_bytes();
-    while text.len() % 4 != 0 {
+    while !text.len().is_multiple_of(4) {
         text.push(b' ');
     }
     let total = 12 + 8 + text.len() + 8 + binary.len();

@@ -98,8 +98,6 @@ pub struct World {
     pub force_joints: Vec<usize>,
     /// The joint whose origin is recorded as the base position (first free flyer; 0 if none).
     pub base_joint: usize,
-    /// The robot's joints are `1..robot_joints` (0 without a robot).
-    pub robot_joints: usize,
 }
 
 /// The model with the scenario's built-in bodies added (to `base`, the robot, when there
@@ -242,16 +240,16 @@ impl World {
             actuated,
             force_joints,
             base_joint,
-            robot_joints,
         })
     }
 
-    /// Warnings for the bodies whose origin is more than [`BELOW_GROUND_WARNING_DEPTH`]
-    /// below the ground at `q`, each saying whether the body has collision geometry that
-    /// touches the ground; empty without a ground.
-    pub fn below_ground_warnings(&self, q: &DVector<f64>) -> Result<Vec<String>, DynamicsError> {
+    /// The warning, if any, for the bodies whose origin is more than
+    /// [`BELOW_GROUND_WARNING_DEPTH`] below the ground at `q`: how many, the lowest, and
+    /// which of them have no collision object that touches the ground; none without a
+    /// ground.
+    pub fn below_ground_warning(&self, q: &DVector<f64>) -> Result<Option<String>, DynamicsError> {
         let Some(ground) = self.objects.iter().position(|o| o.role == Role::Ground) else {
-            return Ok(Vec::new());
+            return Ok(None);
         };
         let touching: HashSet<usize> = self
             .filter
@@ -266,25 +264,35 @@ impl World {
             .collect();
         let mut data = Data::new(&self.model);
         dynamics::forward_kinematics(&self.model, &mut data, q)?;
-        let mut warnings = Vec::new();
-        for (j, joint) in self.model.joints.iter().enumerate().skip(1) {
-            let z = data.omi[j].translation.vector.z;
-            if z >= -BELOW_GROUND_WARNING_DEPTH {
-                continue;
-            }
-            let why = if touching.contains(&j) {
-                "its collision objects touch the ground but did not hold it"
-            } else if self.robot_joints > j {
-                "it has no collision object that touches the ground (see world.robot_collision)"
-            } else {
-                "it has no collision object that touches the ground"
-            };
-            warnings.push(format!(
-                "the body of joint '{}' ended {:.3} m below the ground: {why}",
-                joint.name, -z
-            ));
-        }
-        Ok(warnings)
+        let below: Vec<(usize, f64)> = (1..self.model.njoints())
+            .map(|j| (j, data.omi[j].translation.vector.z))
+            .filter(|(_, z)| *z < -BELOW_GROUND_WARNING_DEPTH)
+            .collect();
+        let Some(&(lowest, depth)) = below.iter().min_by(|a, b| a.1.total_cmp(&b.1)) else {
+            return Ok(None);
+        };
+        let name = |j: usize| format!("'{}'", self.model.joints[j].name);
+        let bare: Vec<String> = below
+            .iter()
+            .filter(|(j, _)| !touching.contains(j))
+            .map(|(j, _)| name(*j))
+            .collect();
+        let why = match bare.len() {
+            0 => "each has collision objects that touch the ground, which did not hold it"
+                .to_string(),
+            n => format!(
+                "{n} of them have no collision object that touches the ground \
+                 (see world.robot_collision): {}",
+                bare.join(", ")
+            ),
+        };
+        Ok(Some(format!(
+            "{} bodies ended more than {BELOW_GROUND_WARNING_DEPTH} m below the ground, the \
+             lowest the body of joint {} at {:.3} m; {why}",
+            below.len(),
+            name(lowest),
+            -depth
+        )))
     }
 
     /// Base position (m, world) at configuration `q`.

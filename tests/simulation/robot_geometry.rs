@@ -37,7 +37,7 @@ fn a_free_urdf_box_rests_on_the_ground_through_its_collision_box() {
     let record = run("free_box.yaml", &[]);
     let (z, tilt, speed) = final_rest(&record);
     println!("free box: z = {z:.6} m, tilt {tilt:.2e}, speed {speed:.2e}");
-    assert!((z - 0.05).abs() < 1e-3, "z = {z}");
+    assert!((z - 0.05).abs() < 1e-4, "z = {z}");
     assert!(tilt < 1e-3, "tilt {tilt}");
     assert!(speed < 1e-2, "speed {speed}");
     assert!(record.summary().warnings.is_empty());
@@ -48,7 +48,7 @@ fn a_two_link_arm_rests_flat_on_its_box_and_capsule() {
     let record = run("two_link_arm.yaml", &[]);
     let (z, tilt, speed) = final_rest(&record);
     println!("two-link arm: z = {z:.6} m, tilt {tilt:.2e}, speed {speed:.2e}");
-    assert!((z - 0.025).abs() < 1e-3, "z = {z}");
+    assert!((z - 0.025).abs() < 1e-4, "z = {z}");
     assert!(tilt < 1e-3, "tilt {tilt}");
     assert!(speed < 1e-2, "speed {speed}");
 }
@@ -58,7 +58,7 @@ fn a_free_mesh_box_rests_on_its_hull_vertices() {
     let record = run("mesh_box.yaml", &[]);
     let (z, tilt, _) = final_rest(&record);
     println!("mesh box: z = {z:.6} m, tilt {tilt:.2e}");
-    assert!((z - 0.1).abs() < 1e-3, "z = {z}");
+    assert!((z - 0.1).abs() < 1e-4, "z = {z}");
     assert!(tilt < 1e-3, "tilt {tilt}");
 }
 
@@ -116,5 +116,5 @@ fn a_box_with_spheres_and_geometry_listed_falls_through_when_only_the_spheres_co
         ],
     );
     let (z, _, _) = final_rest(&both);
-    assert!((z - 0.05).abs() < 1e-3, "z = {z}");
+    assert!((z - 0.05).abs() < 1e-4, "z = {z}");
 }
