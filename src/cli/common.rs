@@ -247,9 +247,13 @@ pub fn replace_policy(force: bool) -> Replace {
 }
 
 /// Prints, on stderr, one line per run that did not converge on every step or that
-/// failed, so that a table reading "unconverged" or "failed" is explained.
+/// failed, so that a table reading "unconverged" or "failed" is explained, and one line
+/// per warning of a run (a body that ended below the ground).
 pub fn print_run_notes(summaries: &[RunSummary]) {
     for s in summaries {
+        for warning in &s.warnings {
+            eprintln!("warning: {} / {}: {warning}", s.scenario, s.solver);
+        }
         if let Some(reason) = &s.failure {
             eprintln!(
                 "error: {} / {}: failed after {} steps: {reason}",

@@ -35,6 +35,7 @@ mod run;
 mod solve;
 mod solvers;
 mod sweep;
+mod view;
 
 use std::process::ExitCode;
 
@@ -129,6 +130,8 @@ enum Command {
     Paper(paper::Args),
     /// Every built-in solver: model, parameters with defaults and units, shared settings.
     Solvers(solvers::Args),
+    /// Simulate a scenario with one solver and write it as an animated glTF file (.glb).
+    View(view::Args),
     /// Print a shell completion script (bash, elvish, fish, powershell, zsh).
     Completions(completions::Args),
 }
@@ -151,6 +154,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Merge(args) => merge::run(args),
         Command::Paper(args) => paper::run(args),
         Command::Solvers(args) => solvers::run(args),
+        Command::View(args) => view::run(args),
         Command::Completions(args) => completions::run(args),
     }
 }

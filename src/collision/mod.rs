@@ -10,6 +10,8 @@
 //! - [`frank_wolfe`], [`nesmino`] (with [`projection`]), [`qp`]: the baselines GJK++ and
 //!   "Collision Detection Accelerated" compare GJK with: Frank-Wolfe (Alg. 1), NESMINO
 //!   (Qin & An) and the collision QP of eq. (2) solved by clarabel.
+//! - [`ground_points`]: the points through which a shape rests on a plane (a robot
+//!   link's geometry on the ground).
 //! - [`contact`](mod@contact): one pair → [`Contact`] (normal from A to B, frame `[t1, t2, n]`).
 //! - [`broadphase`]: bounding boxes, sweep-and-prune, pair filters.
 //! - [`detector`]: the simulator's contacts of a fixed list of pairs, step after step.
@@ -26,6 +28,7 @@ pub mod epa;
 pub mod error;
 pub mod frank_wolfe;
 pub mod gjk;
+pub mod ground_points;
 pub mod mesh;
 pub mod nesmino;
 pub mod projection;
@@ -46,6 +49,7 @@ pub use detector::{ContactDetector, DetectionOutcomes};
 pub use epa::{EpaResult, EpaSettings};
 pub use error::CollisionError;
 pub use gjk::{GjkQuery, GjkResult, GjkSettings, GjkVariant, MomentumSchedule, SeparationStop};
+pub use ground_points::{ground_points, GroundPoint};
 pub use mesh::ConvexHull;
 pub use scene::{
     detect_contacts, detect_contacts_warm, CollisionObject, PairContact, WarmStartCache,

@@ -13,6 +13,7 @@ pub mod shards;
 pub mod step;
 pub mod sweep;
 pub mod timing;
+pub mod view;
 pub mod world;
 
 pub use factory::{SolverFactory, UserSolver};

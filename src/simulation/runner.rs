@@ -174,6 +174,13 @@ pub fn drive(
             )));
         }
     }
+    let warning = sim
+        .world()
+        .below_ground_warning(sim.state().0)
+        .unwrap_or_else(|e| Some(format!("the final state's kinematics failed: {e}")));
+    if let Some(warning) = warning {
+        recorder.warn(&warning)?;
+    }
     Ok(None)
 }
 

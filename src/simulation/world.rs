@@ -7,8 +7,12 @@
 //!   that they touch the box's faces); they touch the ground and the bodies listed before
 //!   it (a stack is listed bottom first), so each contact is found once;
 //! - a sphere body touches the ground, the bodies listed before it and the robot's links;
-//! - a robot touches the ground through its contact spheres, and free bodies through the
-//!   collision geometry of its links (convex hulls of the meshes); no self-collision.
+//! - a robot touches the ground through its contact spheres, the collision geometry of its
+//!   links, or both (`world.robot_collision`); the geometry touches the ground through the
+//!   points it rests on ([`crate::collision::ground_points`]: a box's corners, a capsule's
+//!   end balls, a mesh hull's vertices), each its own object so that a face carries a
+//!   contact at each corner; free bodies touch the links' geometry (convex hulls of the
+//!   meshes); no self-collision.
 
 use std::collections::HashSet;
 
@@ -18,7 +22,7 @@ use super::controllers::offset_target;
 use super::scenario::{
     Actuation, ExternalForce, Pose, RobotRoot, RobotSource, Scenario, ScenarioError, ShapeSpec,
 };
-use crate::collision::{shape_from_geometry, PairFilter, Shape};
+use crate::collision::{ground_points, shape_from_geometry, PairFilter, Shape};
 use crate::dynamics::{self, Data, DynamicsError, MassLtdl};
 use crate::model::{robots, FreeBodiesBuilder, GeometryShape, JointKind, Model, RootJoint};
 
@@ -31,6 +35,8 @@ pub enum Role {
     RobotSphere,
     /// A link geometry of the robot.
     RobotLink,
+    /// A point through which a link geometry of the robot rests on the ground.
+    RobotGroundPoint,
     /// A corner sphere of built-in body `k`.
     Corner(usize),
     /// The shape of built-in body `k` (box or sphere).
@@ -51,6 +57,10 @@ pub struct WorldObject {
     /// Its role in the pair rules.
     pub role: Role,
 }
+
+/// How far (m) below the ground a body's origin must end for the run to warn about it: a
+/// body resting on the ground keeps its origin above it, or within a link's half size.
+pub const BELOW_GROUND_WARNING_DEPTH: f64 = 0.05;
 
 /// A PD controller towards a configuration (see [`Actuation::Pd`]).
 #[derive(Debug, Clone)]
@@ -233,6 +243,58 @@ impl World {
         })
     }
 
+    /// The warning, if any, for the bodies whose origin is more than
+    /// [`BELOW_GROUND_WARNING_DEPTH`] below the ground at `q`: how many, the lowest, and
+    /// which of them have no collision object that touches the ground; none without a
+    /// ground.
+    pub fn below_ground_warning(&self, q: &DVector<f64>) -> Result<Option<String>, DynamicsError> {
+        let Some(ground) = self.objects.iter().position(|o| o.role == Role::Ground) else {
+            return Ok(None);
+        };
+        let touching: HashSet<usize> = self
+            .filter
+            .allowed
+            .iter()
+            .flatten()
+            .filter_map(|&(a, b)| match (a == ground, b == ground) {
+                (true, _) => Some(self.objects[b].joint),
+                (_, true) => Some(self.objects[a].joint),
+                _ => None,
+            })
+            .collect();
+        let mut data = Data::new(&self.model);
+        dynamics::forward_kinematics(&self.model, &mut data, q)?;
+        let below: Vec<(usize, f64)> = (1..self.model.njoints())
+            .map(|j| (j, data.omi[j].translation.vector.z))
+            .filter(|(_, z)| *z < -BELOW_GROUND_WARNING_DEPTH)
+            .collect();
+        let Some(&(lowest, depth)) = below.iter().min_by(|a, b| a.1.total_cmp(&b.1)) else {
+            return Ok(None);
+        };
+        let name = |j: usize| format!("'{}'", self.model.joints[j].name);
+        let bare: Vec<String> = below
+            .iter()
+            .filter(|(j, _)| !touching.contains(j))
+            .map(|(j, _)| name(*j))
+            .collect();
+        let why = match bare.len() {
+            0 => "each has collision objects that touch the ground, which did not hold it"
+                .to_string(),
+            n => format!(
+                "{n} of them have no collision object that touches the ground \
+                 (see world.robot_collision): {}",
+                bare.join(", ")
+            ),
+        };
+        Ok(Some(format!(
+            "{} bodies ended more than {BELOW_GROUND_WARNING_DEPTH} m below the ground, the \
+             lowest the body of joint {} at {:.3} m; {why}",
+            below.len(),
+            name(lowest),
+            -depth
+        )))
+    }
+
     /// Base position (m, world) at configuration `q`.
     pub fn base_position(&self, q: &DVector<f64>) -> [f64; 3] {
         if self.base_joint == 0 {
@@ -375,7 +437,12 @@ fn add_robot_objects(
     robot_joints: usize,
     objects: &mut Vec<WorldObject>,
 ) -> Result<(), ScenarioError> {
-    for (i, sphere) in scenario.world.contact_spheres.iter().enumerate() {
+    let mode = scenario.world.robot_collision_mode();
+    let spheres = match mode.uses_spheres() {
+        true => scenario.world.contact_spheres.as_slice(),
+        false => &[],
+    };
+    for (i, sphere) in spheres.iter().enumerate() {
         let field = format!("world.contact_spheres[{i}]");
         let frame_id = model
             .frame_id(&sphere.frame)
@@ -398,6 +465,20 @@ fn add_robot_objects(
     {
         let shape = shape_from_geometry(&geometry.shape)
             .map_err(|e| scenario.invalid("world.robot", format!("{}: {e}", geometry.name)))?;
+        let moves = geometry.parent_joint != 0;
+        if scenario.world.ground && moves && mode.uses_geometry() {
+            for (k, point) in ground_points(&shape).into_iter().enumerate() {
+                objects.push(WorldObject {
+                    name: format!("{}/point{k}", geometry.name),
+                    joint: geometry.parent_joint,
+                    placement: geometry.placement * Translation3::from(point.centre),
+                    shape: Shape::sphere(point.radius).map_err(|e| {
+                        scenario.invalid("world.robot", format!("{}: {e}", geometry.name))
+                    })?,
+                    role: Role::RobotGroundPoint,
+                });
+            }
+        }
         objects.push(WorldObject {
             name: geometry.name.clone(),
             joint: geometry.parent_joint,
@@ -473,7 +554,7 @@ fn box_corners(h: &Vector3<f64>) -> Vec<Vector3<f64>> {
 fn may_touch(a: Role, b: Role, is_sphere: &[bool]) -> bool {
     use Role::*;
     match (a, b) {
-        (Ground, RobotSphere) | (Ground, Corner(_)) => true,
+        (Ground, RobotSphere) | (Ground, RobotGroundPoint) | (Ground, Corner(_)) => true,
         (Ground, Body(k)) => is_sphere[k],
         (Corner(k), Body(m)) => m < k,
         (Body(k), Body(m)) => m < k && is_sphere[k],
@@ -561,7 +642,7 @@ fn initial_state(
     Ok(Start { q, v, reference })
 }
 
-/// Height (m) of the lowest point of the robot's contact spheres at `q`.
+/// Height (m) of the lowest point of the robot's contact spheres and ground points at `q`.
 fn lowest_sphere_height(
     model: &Model,
     q: &DVector<f64>,
@@ -571,7 +652,7 @@ fn lowest_sphere_height(
     dynamics::forward_kinematics(model, &mut data, q)?;
     Ok(objects
         .iter()
-        .filter(|o| o.role == Role::RobotSphere)
+        .filter(|o| matches!(o.role, Role::RobotSphere | Role::RobotGroundPoint))
         .map(|o| (data.omi[o.joint] * o.placement).translation.vector.z - o.shape.radius)
         .reduce(f64::min))
 }

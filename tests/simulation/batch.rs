@@ -70,6 +70,7 @@ fn free_fall(scenario: &Scenario, spec: &dyn SolverFactory) -> Result<RunRecord,
         steps,
         failure: None,
         analytical_energy: Some(vec![9.81; 11]),
+        warnings: Vec::new(),
     })
 }
 

@@ -108,6 +108,11 @@ impl Recorder for RunWriter {
         Ok(())
     }
 
+    fn warn(&mut self, warning: &str) -> Result<(), RecordError> {
+        self.builder.warn(warning);
+        Ok(())
+    }
+
     fn record(&mut self, s: &StepRecord, analytical: Option<f64>) -> Result<(), RecordError> {
         self.builder.add(s);
         let mut text = String::new();

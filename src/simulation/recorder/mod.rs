@@ -187,6 +187,12 @@ pub trait Recorder {
         step: &StepRecord,
         analytical_energy: Option<f64>,
     ) -> Result<(), RecordError>;
+    /// Called after the last step with what the run noticed without stopping (a body
+    /// below the ground); recorders without a summary ignore it.
+    fn warn(&mut self, warning: &str) -> Result<(), RecordError> {
+        let _ = warning;
+        Ok(())
+    }
 }
 
 /// A whole run of one scenario with one solver, in memory (tests, short runs).
@@ -208,6 +214,8 @@ pub struct RunRecord {
     pub failure: Option<String>,
     /// Analytical mechanical energy at each step's time, when the scenario has one (J).
     pub analytical_energy: Option<Vec<f64>>,
+    /// What the run noticed without stopping.
+    pub warnings: Vec<String>,
 }
 
 impl Recorder for RunRecord {
@@ -225,6 +233,11 @@ impl Recorder for RunRecord {
         if let Some(e) = analytical {
             self.analytical_energy.get_or_insert_with(Vec::new).push(e);
         }
+        Ok(())
+    }
+
+    fn warn(&mut self, warning: &str) -> Result<(), RecordError> {
+        self.warnings.push(warning.to_string());
         Ok(())
     }
 }
@@ -252,6 +265,9 @@ impl RunRecord {
                 .copied();
             recorder.record(step, analytical)?;
         }
+        for warning in &self.warnings {
+            recorder.warn(warning)?;
+        }
         Ok(self.failure.clone())
     }
 
@@ -260,6 +276,9 @@ impl RunRecord {
         let mut builder = SummaryBuilder::new(self.header());
         for step in &self.steps {
             builder.add(step);
+        }
+        for warning in &self.warnings {
+            builder.warn(warning);
         }
         builder.finish(self.failure.clone())
     }

@@ -187,6 +187,9 @@ pub struct RunSummary {
     pub step_time: SeriesStats,
     /// Largest number of contacts in a step.
     pub max_contacts: usize,
+    /// What the run noticed without stopping (a body that ended below the ground).
+    #[serde(default)]
+    pub warnings: Vec<String>,
 }
 
 impl RunSummary {
@@ -239,6 +242,7 @@ pub struct SummaryBuilder {
     solve_time: Histogram,
     step_time: Histogram,
     max_contacts: usize,
+    warnings: Vec<String>,
 }
 
 impl SummaryBuilder {
@@ -263,6 +267,7 @@ impl SummaryBuilder {
             solve_time: Histogram::relative(),
             step_time: Histogram::relative(),
             max_contacts: 0,
+            warnings: Vec::new(),
         }
     }
 
@@ -314,6 +319,11 @@ impl SummaryBuilder {
         self.solve_time.add(s.timings.solve);
     }
 
+    /// Adds a warning to the summary.
+    pub fn warn(&mut self, warning: &str) {
+        self.warnings.push(warning.to_string());
+    }
+
     /// The summary of the steps added, with the run's failure if it stopped early.
     pub fn finish(&self, failure: Option<String>) -> RunSummary {
         let outcome = match (&failure, self.unconverged) {
@@ -344,6 +354,7 @@ impl SummaryBuilder {
             solve_time: self.solve_time.stats(),
             step_time: self.step_time.stats(),
             max_contacts: self.max_contacts,
+            warnings: self.warnings.clone(),
         }
     }
 }

@@ -116,6 +116,22 @@ impl Scenario {
                 ));
             }
         }
+        if let Some(choice) = self.world.robot_collision {
+            if self.world.robot.is_none() {
+                return Err(invalid(
+                    "world.robot_collision".into(),
+                    "applies to a robot; the scenario has none".into(),
+                ));
+            }
+            if choice.uses_spheres() && self.world.contact_spheres.is_empty() {
+                return Err(invalid(
+                    "world.robot_collision".into(),
+                    "the robot's contact spheres touch the ground, but world.contact_spheres \
+                     lists none; use `geometry` or add spheres"
+                        .into(),
+                ));
+            }
+        }
         if self.world.robot.is_none() && self.world.bodies.is_empty() {
             return Err(invalid(
                 "world".into(),

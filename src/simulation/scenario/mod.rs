@@ -41,8 +41,8 @@ pub use check::{
 };
 pub use schema::{
     Actuation, Analytical, BodySpec, BodyState, Columns, ContactSphere, ExternalForce,
-    ForceProfile, Generated, InitialState, Pose, Pyramid, RobotRoot, RobotSource, Scenario,
-    ShapeSpec, SimulationSpec, SolverEntry, StepMetrics, UrdfRobot, WorldSpec,
+    ForceProfile, Generated, InitialState, Pose, Pyramid, RobotCollision, RobotRoot, RobotSource,
+    Scenario, ShapeSpec, SimulationSpec, SolverEntry, StepMetrics, UrdfRobot, WorldSpec,
 };
 pub use yaml::locate;
 

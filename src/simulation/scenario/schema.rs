@@ -79,6 +79,11 @@ pub struct WorldSpec {
     /// Contact spheres attached to frames of the robot.
     #[serde(default)]
     pub contact_spheres: Vec<ContactSphere>,
+    /// What of the robot touches the ground: its `contact_spheres`, the collision geometry
+    /// of its links, or both. Default: the spheres when the scenario lists some, the
+    /// geometry otherwise ([`WorldSpec::robot_collision_mode`]).
+    #[serde(default)]
+    pub robot_collision: Option<RobotCollision>,
     /// Pose of a fixed-base robot's root in the world. Default identity.
     #[serde(default)]
     pub robot_pose: Option<Pose>,
@@ -207,6 +212,44 @@ pub struct Pose {
     /// Orientation quaternion `[qx qy qz qw]`. Default identity.
     #[serde(default = "identity_quaternion")]
     pub orientation: [f64; 4],
+}
+
+/// What of a robot touches the ground (free bodies always touch its link geometry).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RobotCollision {
+    /// The scenario's `contact_spheres` only (the paper's point contacts).
+    Spheres,
+    /// The collision geometry of the robot's links (URDF `<collision>`).
+    Geometry,
+    /// Both.
+    Both,
+}
+
+impl RobotCollision {
+    /// True when the contact spheres touch the ground.
+    pub fn uses_spheres(self) -> bool {
+        matches!(self, RobotCollision::Spheres | RobotCollision::Both)
+    }
+
+    /// True when the links' collision geometry touches the ground.
+    pub fn uses_geometry(self) -> bool {
+        matches!(self, RobotCollision::Geometry | RobotCollision::Both)
+    }
+}
+
+impl WorldSpec {
+    /// What of the robot touches the ground: the scenario's choice, or by default the
+    /// contact spheres when it lists some (they are the model the scenario was written
+    /// for, and the paper's) and the links' geometry when it lists none (a robot with
+    /// neither would fall through the ground).
+    pub fn robot_collision_mode(&self) -> RobotCollision {
+        match self.robot_collision {
+            Some(choice) => choice,
+            None if self.contact_spheres.is_empty() => RobotCollision::Geometry,
+            None => RobotCollision::Spheres,
+        }
+    }
 }
 
 /// The root joint of a robot given by its URDF file.
