@@ -2,6 +2,7 @@
 
 mod paper;
 mod paper_collision;
+mod paper_timing;
 
 use std::sync::{Mutex, MutexGuard};
 
