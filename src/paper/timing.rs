@@ -7,9 +7,11 @@
 //! (ContactBench: 8 of 10); a solve that ends at its iteration cap is timed once (it
 //! measures the cap, and claims on it are not measurable). Every step is solved, so that
 //! warm guesses follow the trajectory; about 200 evenly spaced steps are timed (every
-//! step of a 100-step trajectory, one in ten of a 2000-step one). Cold and warm are compared
-//! step by step: **paired ratios**, summarised by their geometric mean with a seeded
-//! bootstrap interval over the steps.
+//! step of a 100-step trajectory, one in ten of a 2000-step one). The `n` repetitions are
+//! taken in **re-timings** of the whole trajectory, every solver cold and warm at one step
+//! before the next. Cold and warm are compared step by step: **paired ratios**, summarised
+//! by their geometric mean with a seeded bootstrap interval over the steps, and a **noise
+//! band**: how far the same ratio on one re-timing alone falls from it.
 
 use std::collections::HashMap;
 use std::time::Instant;
@@ -56,26 +58,42 @@ impl RecordedStep {
     }
 }
 
-/// How each solve is timed: the mean of the `fastest` of `repetitions` re-solves.
+/// How each solve is timed: `rounds` re-timings of the whole trajectory, each solve
+/// repeated `per_round` times in each; the time of a solve is the mean of the `fastest`
+/// of all its `rounds · per_round` repetitions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Repetitions {
-    /// Re-solves per problem (ContactBench: 10).
-    pub repetitions: usize,
-    /// Kept, fastest first (ContactBench: 8).
+    /// Re-timings of the trajectory, one after the other.
+    pub rounds: usize,
+    /// Re-solves per problem in each re-timing.
+    pub per_round: usize,
+    /// Kept, fastest first, of all re-solves (ContactBench: 8 of 10).
     pub fastest: usize,
 }
 
-/// ContactBench's: the mean of the 8 fastest of 10.
+impl Repetitions {
+    /// Re-solves per problem in all (ContactBench: 10).
+    pub fn repetitions(&self) -> usize {
+        self.rounds * self.per_round
+    }
+}
+
+/// ContactBench's mean of the 8 fastest of 10, the 10 taken as 5 re-timings of 2.
 pub const CONTACTBENCH_REPETITIONS: Repetitions = Repetitions {
-    repetitions: 10,
+    rounds: 5,
+    per_round: 2,
     fastest: 8,
 };
 
 /// One solver's replay of the recorded steps in one mode.
 #[derive(Debug, Clone, Default)]
 pub struct Replay {
-    /// Solve time per step (µs), NaN on the steps not timed.
+    /// Solve time per step (µs): the mean of the fastest repetitions; NaN on the steps
+    /// not timed.
     pub times: Vec<f64>,
+    /// Per re-timing, the solve time per step (µs): the fastest of that re-timing's
+    /// repetitions (a capped solve, timed once, has its one time in every re-timing).
+    pub retimings: Vec<Vec<f64>>,
     /// Iterations of each solved step (warm: every step; cold: the timed ones).
     pub iterations: Vec<usize>,
     /// Solved steps that ended at the iteration cap.
@@ -94,6 +112,23 @@ impl Replay {
     pub fn median_time(&self) -> f64 {
         median(&self.times)
     }
+
+    /// The times of `take`.
+    pub fn times_of(&self, take: Take) -> &[f64] {
+        match take {
+            Take::Pooled => &self.times,
+            Take::Retiming(j) => self.retimings.get(j).map_or(&[], Vec::as_slice),
+        }
+    }
+}
+
+/// Which times of a replay: every repetition pooled, or one re-timing's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Take {
+    /// The mean of the fastest of all repetitions.
+    Pooled,
+    /// The `j`-th re-timing.
+    Retiming(usize),
 }
 
 /// The median of finite values (NaN when there is none).
@@ -125,60 +160,134 @@ pub fn timed_every(steps: usize) -> usize {
     steps.div_ceil(TIMED_STEPS).max(1)
 }
 
-/// Replays `steps` with `solver`, cold or warm, timing every `every`-th step as
-/// `repetitions` says (the others get a NaN time). Warm, every step is solved (a guess is
-/// the previous step's answer); cold, only the timed ones.
-pub fn replay(
+/// One timed step's two solves (cold, warm) for one solver: the guess, whether the solve
+/// ends at its cap, and the repetitions' times per re-timing.
+struct TimedSolve {
+    guess: Option<DVector<f64>>,
+    capped: bool,
+    samples: Vec<Vec<f64>>,
+}
+
+/// Replays `steps` with every solver of `solvers`, cold and warm, timing every
+/// `every`-th step as `repetitions` says (the other steps get a NaN time); returns
+/// (cold, warm) per solver. Warm, every step is solved (a guess is the solver's previous
+/// answer); cold, only the timed ones. The timing is interleaved so that a change of the
+/// machine's load falls on every ratio alike: each re-timing goes over the timed steps,
+/// and at each step times every solver cold then warm.
+pub fn replay_all(
     steps: &[RecordedStep],
-    solver: &dyn SolverFactory,
-    warm: bool,
+    solvers: &[&dyn SolverFactory],
     repetitions: Repetitions,
     every: usize,
-) -> Result<Replay, PaperError> {
-    let mut s = solver.build()?;
-    let mut out = Replay::default();
-    let mut previous: HashMap<String, Vector3<f64>> = HashMap::new();
+) -> Result<Vec<(Replay, Replay)>, PaperError> {
+    let mut built = solvers
+        .iter()
+        .map(|f| f.build())
+        .collect::<Result<Vec<_>, _>>()?;
+    let blank = || Replay {
+        retimings: vec![Vec::new(); repetitions.rounds],
+        ..Replay::default()
+    };
+    let mut out: Vec<(Replay, Replay)> = solvers.iter().map(|_| (blank(), blank())).collect();
+    let mut previous: Vec<HashMap<String, Vector3<f64>>> = vec![HashMap::new(); solvers.len()];
+    // First pass: the guesses, iterations and statuses; timed[t][solver][cold, warm].
+    let mut timed: Vec<(usize, Vec<[TimedSolve; 2]>)> = Vec::new();
     for (k, step) in steps.iter().enumerate() {
-        let timed = k % every.max(1) == 0;
-        if !warm && !timed {
-            // A cold solve depends on nothing before it: an untimed one is not needed.
-            out.times.push(f64::NAN);
-            continue;
+        let is_timed = k % every.max(1) == 0;
+        let mut solves = Vec::new();
+        for (i, s) in built.iter_mut().enumerate() {
+            let (cold, warm) = &mut out[i];
+            let mut solve_once = |guess: Option<DVector<f64>>,
+                                  replay: &mut Replay|
+             -> Result<(TimedSolve, DVector<f64>), PaperError> {
+                s.reset();
+                let report = s.solve(&step.problem, guess.as_ref())?;
+                let capped = matches!(report.status, SolveStatus::MaxIterations);
+                replay.iterations.push(report.iterations);
+                replay.capped += usize::from(capped);
+                replay.unconverged += usize::from(!report.status.is_converged());
+                Ok((
+                    TimedSolve {
+                        guess,
+                        capped,
+                        samples: vec![Vec::new(); repetitions.rounds],
+                    },
+                    report.lambda,
+                ))
+            };
+            let (warm_solve, lambda) = solve_once(Some(warm_guess(step, &previous[i])), warm)?;
+            previous[i] = step
+                .keys
+                .iter()
+                .enumerate()
+                .map(|(c, key)| (key.clone(), contact_vector(&lambda, c)))
+                .collect();
+            if is_timed {
+                let (cold_solve, _) = solve_once(None, cold)?;
+                solves.push([cold_solve, warm_solve]);
+            }
         }
-        let guess = warm.then(|| warm_guess(step, &previous));
-        s.reset();
-        let report = s.solve(&step.problem, guess.as_ref())?;
-        let capped = matches!(report.status, SolveStatus::MaxIterations);
-        let runs = match (timed, capped) {
-            (false, _) => 0,
-            (true, true) => 1,
-            (true, false) => repetitions.repetitions,
-        };
-        let mut samples = Vec::with_capacity(runs);
-        for _ in 0..runs {
-            s.reset();
-            let clock = Instant::now();
-            s.solve(&step.problem, guess.as_ref())?;
-            samples.push(clock.elapsed().as_secs_f64() * 1e6);
+        if is_timed {
+            timed.push((k, solves));
         }
-        samples.sort_by(f64::total_cmp);
-        let kept = &samples[..repetitions.fastest.min(samples.len())];
-        out.times.push(if kept.is_empty() {
-            f64::NAN
-        } else {
-            kept.iter().sum::<f64>() / kept.len() as f64
-        });
-        out.iterations.push(report.iterations);
-        out.capped += usize::from(capped);
-        out.unconverged += usize::from(!report.status.is_converged());
-        previous = step
-            .keys
-            .iter()
-            .enumerate()
-            .map(|(i, key)| (key.clone(), contact_vector(&report.lambda, i)))
-            .collect();
+    }
+    // The re-timings, interleaved.
+    for round in 0..repetitions.rounds {
+        for (k, solves) in timed.iter_mut() {
+            let problem = &steps[*k].problem;
+            for (s, pair) in built.iter_mut().zip(solves.iter_mut()) {
+                for solve in pair.iter_mut() {
+                    // A capped solve measures the cap: timed once.
+                    let runs = match (solve.capped, round) {
+                        (true, 0) => 1,
+                        (true, _) => 0,
+                        (false, _) => repetitions.per_round,
+                    };
+                    for _ in 0..runs {
+                        s.reset();
+                        let clock = Instant::now();
+                        s.solve(problem, solve.guess.as_ref())?;
+                        solve.samples[round].push(clock.elapsed().as_secs_f64() * 1e6);
+                    }
+                }
+            }
+        }
+    }
+    for (i, (cold, warm)) in out.iter_mut().enumerate() {
+        cold.times = vec![f64::NAN; steps.len()];
+        warm.times = vec![f64::NAN; steps.len()];
+        for retiming in cold.retimings.iter_mut().chain(warm.retimings.iter_mut()) {
+            *retiming = vec![f64::NAN; steps.len()];
+        }
+        for (k, solves) in &timed {
+            for (replay, solve) in [(&mut *cold, &solves[i][0]), (&mut *warm, &solves[i][1])] {
+                let pooled = mean_of_fastest(
+                    solve.samples.iter().flatten().copied().collect(),
+                    repetitions.fastest,
+                );
+                replay.times[*k] = pooled;
+                for (retiming, samples) in replay.retimings.iter_mut().zip(&solve.samples) {
+                    retiming[*k] = if samples.is_empty() {
+                        pooled
+                    } else {
+                        samples.iter().copied().fold(f64::INFINITY, f64::min)
+                    };
+                }
+            }
+        }
     }
     Ok(out)
+}
+
+/// The mean of the `fastest` smallest `samples` (NaN when there is none).
+fn mean_of_fastest(mut samples: Vec<f64>, fastest: usize) -> f64 {
+    samples.sort_by(f64::total_cmp);
+    let kept = &samples[..fastest.min(samples.len())];
+    if kept.is_empty() {
+        f64::NAN
+    } else {
+        kept.iter().sum::<f64>() / kept.len() as f64
+    }
 }
 
 /// Bootstrap resamples of a paired statistic.
@@ -248,29 +357,100 @@ pub fn ratios(a: &[f64], b: &[f64]) -> Vec<f64> {
     a.iter().zip(b).map(|(x, y)| x / y).collect()
 }
 
-/// Why a timing ratio cannot decide a test against `threshold`: its geometric mean lies
-/// within the machine's timing noise `noise` (a relative band) of the threshold, or its
-/// bootstrap interval contains the threshold.
-pub fn within_noise(
-    label: &str,
-    ratio: &PairedRatio,
-    threshold: f64,
-    noise: f64,
-) -> Option<String> {
+/// A timing ratio is decided only when it lies beyond this many times its noise band
+/// from its threshold.
+pub const NOISE_MARGIN: f64 = 1.5;
+
+/// The narrowest noise band a ratio is given (relative): re-timings within one run share
+/// the process (its memory layout, the clock's frequency), which another run does not.
+pub const NOISE_FLOOR: f64 = 0.02;
+
+/// A paired ratio measured on the pooled times, and the same ratio on each re-timing
+/// alone: how much the latter spread is the ratio's own timing noise.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NoisyRatio {
+    /// The ratio of the pooled times, with its bootstrap interval over the steps.
+    pub ratio: PairedRatio,
+    /// The geometric mean of the same per-step ratios on each re-timing.
+    pub retimings: Vec<f64>,
+}
+
+impl NoisyRatio {
+    /// The paired ratio of `per_step(Take::Pooled)` and of `per_step(Take::Retiming(j))`
+    /// for each of the `rounds` re-timings (bootstrap seeded with `seed`).
+    pub fn of(rounds: usize, seed: u64, per_step: impl Fn(Take) -> Vec<f64>) -> Self {
+        Self {
+            ratio: PairedRatio::of(&per_step(Take::Pooled), seed),
+            retimings: (0..rounds)
+                .map(|j| geometric_mean(&per_step(Take::Retiming(j))))
+                .collect(),
+        }
+    }
+
+    /// The noise band, relative: the largest `|ln(r_j / r̄)|` of a re-timing's ratio
+    /// `r_j` from their geometric mean `r̄`, at least [`NOISE_FLOOR`]; infinite when a
+    /// ratio is missing.
+    pub fn noise(&self) -> f64 {
+        let centre = geometric_mean(&self.retimings);
+        let spread =
+            self.retimings
+                .iter()
+                .map(|r| (r / centre).ln().abs())
+                .fold(
+                    0.0,
+                    |a: f64, d| if d.is_nan() { f64::INFINITY } else { a.max(d) },
+                );
+        if self.retimings.is_empty() || !self.ratio.value.is_finite() {
+            f64::INFINITY
+        } else {
+            spread.max(NOISE_FLOOR.ln_1p())
+        }
+    }
+
+    /// The band a decision needs, in percent: `exp(NOISE_MARGIN · noise) − 1`.
+    pub fn decision_band_percent(&self) -> f64 {
+        ((NOISE_MARGIN * self.noise()).exp() - 1.0) * 100.0
+    }
+}
+
+/// `exp(mean(ln r))` over the positive finite `ratios` (NaN when there is none).
+fn geometric_mean(ratios: &[f64]) -> f64 {
+    let logs: Vec<f64> = ratios
+        .iter()
+        .filter(|r| r.is_finite() && **r > 0.0)
+        .map(|r| r.ln())
+        .collect();
+    if logs.is_empty() {
+        return f64::NAN;
+    }
+    (logs.iter().sum::<f64>() / logs.len() as f64).exp()
+}
+
+/// Why a timing ratio cannot decide a test against `threshold`: it lies within
+/// [`NOISE_MARGIN`] times its own noise band of the threshold, or its bootstrap interval
+/// over the steps contains the threshold.
+pub fn within_noise(label: &str, ratio: &NoisyRatio, threshold: f64) -> Option<String> {
     use super::claims::num;
-    let (lo, hi) = (threshold / (1.0 + noise), threshold * (1.0 + noise));
-    if ratio.value > lo && ratio.value < hi {
+    let r = &ratio.ratio;
+    let distance = (r.value / threshold).ln().abs();
+    if !(distance > NOISE_MARGIN * ratio.noise()) {
         return Some(format!(
-            "{label}: {} within the timing noise (±{} %) of {}",
-            ratio.text(),
-            num(noise * 100.0),
+            "{label}: {} (re-timings {}): timing noise ±{} % covers {}",
+            r.text(),
+            ratio
+                .retimings
+                .iter()
+                .map(|x| num(*x))
+                .collect::<Vec<_>>()
+                .join(", "),
+            num(ratio.decision_band_percent()),
             num(threshold)
         ));
     }
-    (ratio.low <= threshold && ratio.high >= threshold).then(|| {
+    (r.low <= threshold && r.high >= threshold).then(|| {
         format!(
             "{label}: {}: its 95 % interval contains {}",
-            ratio.text(),
+            r.text(),
             num(threshold)
         )
     })
@@ -289,30 +469,5 @@ mod tests {
         let steady = PairedRatio::of(&[0.5; 50], 3);
         assert!((steady.low - 0.5).abs() < 1e-12 && (steady.high - 0.5).abs() < 1e-12);
         assert!(PairedRatio::of(&[f64::NAN], 1).value.is_nan());
-    }
-
-    #[test]
-    fn a_ratio_near_its_threshold_is_within_the_noise() {
-        let clear = PairedRatio {
-            value: 0.5,
-            low: 0.45,
-            high: 0.55,
-            steps: 100,
-        };
-        assert_eq!(within_noise("x", &clear, 1.0, 0.1), None);
-        let near = PairedRatio {
-            value: 0.95,
-            low: 0.9,
-            high: 0.99,
-            steps: 100,
-        };
-        assert!(within_noise("x", &near, 1.0, 0.1).is_some());
-        let wide = PairedRatio {
-            value: 0.7,
-            low: 0.5,
-            high: 1.1,
-            steps: 10,
-        };
-        assert!(within_noise("x", &wide, 1.0, 0.1).is_some());
     }
 }

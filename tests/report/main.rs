@@ -3,6 +3,7 @@
 mod paper;
 mod paper_collision;
 mod paper_gradients;
+mod paper_timing;
 
 use std::sync::{Mutex, MutexGuard};
 

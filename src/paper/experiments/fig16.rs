@@ -16,8 +16,8 @@ use crate::paper::page::{Page, ProtocolLine};
 use crate::paper::protocol::ResetEachSolve;
 use crate::paper::runs::{PaperScenario, ALLEGRO_BALL, SOLO_PUSH, TALOS_PUSH};
 use crate::paper::timing::{
-    ratios, replay, timed_every, within_noise, PairedRatio, RecordedStep, Replay,
-    CONTACTBENCH_REPETITIONS,
+    ratios, replay_all, timed_every, within_noise, NoisyRatio, PairedRatio, RecordedStep, Replay,
+    Take, CONTACTBENCH_REPETITIONS, NOISE_FLOOR, NOISE_MARGIN,
 };
 use crate::paper::{measurable, Context, Experiment, PaperError};
 use crate::report::axis::Scale;
@@ -54,12 +54,6 @@ const EPS_ABS: f64 = 1e-9;
 const EPS_REL: f64 = 1e-6;
 /// The cap under the paper's text: the largest of ContactBench's scripts.
 const PAPER_CAP: usize = 10_000;
-/// Timing noise of this machine: a paired ratio within ±15 % of its threshold decides
-/// nothing. Measured: over two full runs on the shared 2-core machine (load 8-11), the
-/// paired ratios between 0.5 and 2 changed by at most 5.4 %; the band is about three
-/// times that. (Ratios of long, capped solves changed by up to 54 %: those are far from
-/// their thresholds, or not measurable as capped.)
-const NOISE: f64 = 0.15;
 /// A solver that ends at its cap on this share of the steps measures the cap.
 const CAPPED: f64 = measurable::CAPPED_SHARE;
 
@@ -305,23 +299,11 @@ impl Experiment for Fig16 {
                     cold: Vec::new(),
                     warm: Vec::new(),
                 };
-                // One after the other: timings taken while other runs share the cores
-                // mean little.
-                for factory in factories(&stop.settings(robot)) {
-                    r.cold.push(replay(
-                        &steps,
-                        factory.as_ref(),
-                        false,
-                        CONTACTBENCH_REPETITIONS,
-                        every,
-                    )?);
-                    r.warm.push(replay(
-                        &steps,
-                        factory.as_ref(),
-                        true,
-                        CONTACTBENCH_REPETITIONS,
-                        every,
-                    )?);
+                let built = factories(&stop.settings(robot));
+                let solvers: Vec<&dyn SolverFactory> = built.iter().map(|f| f.as_ref()).collect();
+                for (cold, warm) in replay_all(&steps, &solvers, CONTACTBENCH_REPETITIONS, every)? {
+                    r.cold.push(cold);
+                    r.warm.push(warm);
                 }
                 per_stop.push(r);
             }
@@ -338,9 +320,9 @@ impl Experiment for Fig16 {
         page.setup = vec![
             format!("Solvers {}. The staggered projections (≈ 1-7 ms per solve) are left out.", SOLVERS.iter().map(|s| paper_name(*s)).collect::<Vec<_>>().join(", ")),
             "Each robot's trajectory is simulated once with its script's solver and settings (warm λ, state reset), and its contact problems recorded. Every solver then solves every recorded problem **cold** (λ0 = 0) and **warm** (λ0 = its own answer at the previous recorded step, contact by contact), its kept state (ρ, factorizations) reset before each solve, as ContactBench's bindings do.".into(),
-            "Time: each solve repeated 10 times from the same guess, the mean of the 8 fastest kept (ContactBench's `solveContactProblem`); a solve that ends at its iteration cap is timed once (it measures the cap). The solve call alone is timed: G is given (ContactBench's PGS and RaiSim timings include building G and its Cholesky, its ADMMs exclude the power iteration). Runs one after the other on a 2-core machine shared with other jobs.".into(),
+            format!("Time: each solve repeated {} times from the same guess, the mean of the {} fastest kept (ContactBench's `solveContactProblem`); a solve that ends at its iteration cap is timed once (it measures the cap). The repetitions are taken in {} re-timings of the trajectory, {} per solve in each (a re-timing's time is the fastest of its own), and within a re-timing every solver is timed cold then warm at one step before the next step: a change of the machine's load falls on every solver alike. The solve call alone is timed: G is given (ContactBench's PGS and RaiSim timings include building G and its Cholesky, its ADMMs exclude the power iteration). Runs on a 2-core machine shared with other jobs.", CONTACTBENCH_REPETITIONS.repetitions(), CONTACTBENCH_REPETITIONS.fastest, CONTACTBENCH_REPETITIONS.rounds, CONTACTBENCH_REPETITIONS.per_round),
             format!("**ContactBench's scripts**: each solver with the script's call: eps_abs = {EPS_ABS:e} on impulses (th = 1e-6 on forces at Δt = 1 ms), the script's step test as eps_step (a stall counts as an exit, as ContactBench's `rel < rel_th`), the script's cap. **The paper's text** (\"the time taken to reach a fixed accuracy\"): every solver to the relative criterion r ≤ {EPS_REL:e} (docs/ruler.md), no step test, at most {PAPER_CAP} iterations."),
-            format!("Claims compare solvers step by step: the geometric mean over the steps of the paired per-step ratios, with its 95 % bootstrap interval (1000 resamples, seeded). A ratio is decided only when its geometric mean is beyond the machine's timing noise (±{} % of the threshold: three times the largest change, 5.4 %, of a paired ratio between 0.5 and 2 over two full runs under load) and its interval does not contain the threshold; a solver at its cap on at least half the steps (cold or warm) makes its comparisons not measurable.", NOISE * 100.0),
+            format!("Claims compare solvers step by step: the geometric mean over the steps of the paired per-step ratios, with its 95 % bootstrap interval (1000 resamples, seeded). Each ratio has its own noise band: the same ratio computed on each re-timing alone, the band the largest factor between one of them and their geometric mean (at least {} %). A ratio is decided only when it lies beyond {} times its band from the threshold and its interval does not contain the threshold; otherwise it is not measurable, its band and re-timings named. A solver at its cap on at least half the steps (cold or warm) makes its comparisons not measurable.", NOISE_FLOOR * 100.0, NOISE_MARGIN),
         ];
         if !ctx.extra_solvers.is_empty() {
             page.setup.push(format!(
@@ -350,8 +332,8 @@ impl Experiment for Fig16 {
         }
         page.protocol = vec![
             ProtocolLine::new("all robots", "μ = 0.9, dt = 1e-3, Kb = 1e-4, e = 0, security_margin 1e-3; warm_start = True in every script (cold runs need an edit)", "the same; cold and warm replays of the same recorded problems"),
-            ProtocolLine::new("timing", "simulators.py: after each solve, 10 re-solves from the same guess, getCPUTimes().user sorted, mean of the int(0.8·10) = 8 fastest", "the same (wall clock), a capped solve timed once"),
-            ProtocolLine::new("aggregation over the trajectory", "not found", "paired per-step ratios, geometric mean with a bootstrap interval; medians and box plots per solver"),
+            ProtocolLine::new("timing", "simulators.py: after each solve, 10 re-solves from the same guess, getCPUTimes().user sorted, mean of the int(0.8·10) = 8 fastest", "the same count (wall clock), taken in re-timings interleaved between solvers; a capped solve timed once"),
+            ProtocolLine::new("aggregation over the trajectory", "not found", "paired per-step ratios, geometric mean with a bootstrap interval and a noise band from the re-timings; medians and box plots per solver"),
         ];
         for robot in &ROBOTS {
             for (aspect, script, ours) in robot.protocol {
@@ -377,15 +359,22 @@ impl Experiment for Fig16 {
             for (s, stop) in Stop::BOTH.iter().enumerate() {
                 let r = &replays[k][s];
                 for (name, (cold, warm)) in names.iter().zip(r.cold.iter().zip(&r.warm)) {
-                    let paired =
-                        PairedRatio::of(&ratios(&warm.times, &cold.times), seed(k, *stop, 9));
+                    let paired = NoisyRatio::of(
+                        CONTACTBENCH_REPETITIONS.rounds,
+                        seed(k, *stop, 9),
+                        |take| ratios(warm.times_of(take), cold.times_of(take)),
+                    );
                     table.push(vec![
                         robot.name.into(),
                         stop.name().into(),
                         name.clone(),
                         num(cold.median_time()),
                         num(warm.median_time()),
-                        paired.text(),
+                        format!(
+                            "{}, noise ±{} %",
+                            paired.ratio.text(),
+                            num(paired.noise().exp_m1() * 100.0)
+                        ),
                         format!(
                             "{:.1} / {:.1}",
                             cold.mean_iterations(),
@@ -426,7 +415,7 @@ impl Experiment for Fig16 {
             "solver",
             "median cold (µs)",
             "median warm (µs)",
-            "warm / cold, paired (geometric mean [95 %])",
+            "warm / cold, paired (geometric mean [95 %], noise band)",
             "mean iterations cold / warm",
             "solved steps at the cap cold / warm",
             "unconverged cold / warm",
@@ -453,14 +442,17 @@ impl Experiment for Fig16 {
         for (k, robot) in ROBOTS.iter().enumerate() {
             for (s, stop) in Stop::BOTH.iter().enumerate() {
                 let r = &replays[k][s];
-                let times = |id: SolverId, warm: bool| {
+                let times = |id: SolverId, warm: bool, take: Take| {
                     r.of(id.as_str()).map_or_else(Vec::new, |(c, w)| {
-                        if warm {
-                            w.times.clone()
-                        } else {
-                            c.times.clone()
-                        }
+                        if warm { w } else { c }.times_of(take).to_vec()
                     })
+                };
+                let noisy = |claim: usize, per_step: &dyn Fn(Take) -> Vec<f64>| {
+                    NoisyRatio::of(
+                        CONTACTBENCH_REPETITIONS.rounds,
+                        seed(k, *stop, claim),
+                        per_step,
+                    )
                 };
                 let caps = |a: SolverId, b: SolverId| {
                     measurable::any([r.capped(a.as_str()), r.capped(b.as_str())])
@@ -470,15 +462,13 @@ impl Experiment for Fig16 {
                 let cold_parts = PAIRS
                     .iter()
                     .map(|&(admm, pgs)| {
-                        let ratio = PairedRatio::of(
-                            &ratios(&times(admm, false), &times(pgs, false)),
-                            seed(k, *stop, 1),
-                        );
+                        let ratio = noisy(1, &|take| {
+                            ratios(&times(admm, false, take), &times(pgs, false, take))
+                        });
                         let name = format!("t({}) / t({}) cold", paper_name(admm), paper_name(pgs));
-                        Claim::at_least("", &name, ratio.value, 1.0).unless(measurable::any([
-                            caps(admm, pgs),
-                            within_noise(&name, &ratio, 1.0, NOISE),
-                        ]))
+                        Claim::at_least("", &name, ratio.ratio.value, 1.0).unless(measurable::any(
+                            [caps(admm, pgs), within_noise(&name, &ratio, 1.0)],
+                        ))
                     })
                     .collect();
                 let iterations = PAIRS
@@ -511,10 +501,15 @@ impl Experiment for Fig16 {
                 let gap_parts = PAIRS
                     .iter()
                     .map(|&(admm, pgs)| {
-                        let cold = ratios(&times(admm, false), &times(pgs, false));
-                        let warm = ratios(&times(admm, true), &times(pgs, true));
-                        let ratio = PairedRatio::of(&ratios(&warm, &cold), seed(k, *stop, 2));
-                        let gap = PairedRatio::of(&cold, seed(k, *stop, 1));
+                        let cold =
+                            |take| ratios(&times(admm, false, take), &times(pgs, false, take));
+                        let ratio = noisy(2, &|take| {
+                            ratios(
+                                &ratios(&times(admm, true, take), &times(pgs, true, take)),
+                                &cold(take),
+                            )
+                        });
+                        let gap = PairedRatio::of(&cold(Take::Pooled), seed(k, *stop, 1));
                         let name = format!(
                             "({0} / {1} warm) / ({0} / {1} cold)",
                             paper_name(admm),
@@ -528,10 +523,10 @@ impl Experiment for Fig16 {
                                 gap.text()
                             )
                         });
-                        Claim::at_most("", &name, ratio.value, 1.0).unless(measurable::any([
+                        Claim::at_most("", &name, ratio.ratio.value, 1.0).unless(measurable::any([
                             caps(admm, pgs),
                             no_gap,
-                            within_noise(&name, &ratio, 1.0, NOISE),
+                            within_noise(&name, &ratio, 1.0),
                         ]))
                     })
                     .collect();
@@ -547,14 +542,13 @@ impl Experiment for Fig16 {
                 let warm_parts = SOLVERS
                     .iter()
                     .map(|&id| {
-                        let ratio = PairedRatio::of(
-                            &ratios(&times(id, true), &times(id, false)),
-                            seed(k, *stop, 3),
-                        );
+                        let ratio = noisy(3, &|take| {
+                            ratios(&times(id, true, take), &times(id, false, take))
+                        });
                         let name = format!("t({}) warm / cold", paper_name(id));
-                        Claim::at_most("", &name, ratio.value, 1.0).unless(measurable::any([
+                        Claim::at_most("", &name, ratio.ratio.value, 1.0).unless(measurable::any([
                             r.capped(id.as_str()),
-                            within_noise(&name, &ratio, 1.0, NOISE),
+                            within_noise(&name, &ratio, 1.0),
                         ]))
                     })
                     .collect();
