@@ -23,7 +23,11 @@
 //! contact; `M⁻¹ Jᵀ` is never formed: the velocity change `M⁻¹ Jᵀ λ = L⁻¹ D⁻¹ (Y λ)` is one
 //! sweep after the solve. [`ContactAssembly`] keeps its buffers between steps (no
 //! allocation while the number of contacts stays the same) and hands the problem out
-//! through [`ContactProblem::from_assembly`] (sizes and finiteness only).
+//! through [`ContactProblem::from_assembly`] (sizes and finiteness only). From
+//! [`FACTORIZED_FROM_CONTACTS`] contacts on it forms no `G`: it hands out the factorized
+//! operator of `Yᵀ` (sparse, on the supports) and `D` ([`ContactProblem::from_operator`],
+//! docs/delassus.md), whose cost grows with the contacts and the bodies they touch instead
+//! of the square of the contacts.
 
 use nalgebra::{DMatrix, DVector, Matrix3, Vector3};
 use nalgebra_sparse::{CscMatrix, CsrMatrix};
