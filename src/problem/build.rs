@@ -426,8 +426,9 @@ impl ContactAssembly {
         let mut values = Vec::with_capacity(3 * self.support.len());
         for i in 0..n {
             let (support, y) = (self.support_of(i), &self.y[i * nv..(i + 1) * nv]);
-            for r in 0..3 {
-                // Supports are in decreasing dof order, CSR rows in increasing order.
+            // Row r of Yᵀ for the contact's three rows; supports are in decreasing dof
+            // order, CSR rows in increasing order.
+            for r in [0, 1, 2] {
                 for &k in support.iter().rev() {
                     indices.push(k);
                     values.push(y[k][r]);
