@@ -81,10 +81,9 @@ impl Scales {
     /// `lambda_i` holds a NaN).
     pub fn of_contact(problem: &ContactProblem, i: usize, lambda_i: &Vector3<f64>) -> Self {
         let velocity = problem.velocity_scale_of(i);
-        let (delassus, compliance) = (problem.delassus(), problem.compliance());
-        let stiffness = (3 * i..3 * i + 3).fold(0.0_f64, |m, k| {
-            m.max(delassus[(k, k)] + compliance.map_or(0.0, |r| r[k]))
-        });
+        // The diagonal of (G + R)_ii, read from the operator's block (G is not formed).
+        let block = problem.diagonal_block(i);
+        let stiffness = (0..3).fold(0.0_f64, |m, k| m.max(block[(k, k)]));
         let floor = if stiffness > 0.0 {
             velocity / stiffness
         } else {

@@ -23,11 +23,16 @@
 //! contact; `M⁻¹ Jᵀ` is never formed: the velocity change `M⁻¹ Jᵀ λ = L⁻¹ D⁻¹ (Y λ)` is one
 //! sweep after the solve. [`ContactAssembly`] keeps its buffers between steps (no
 //! allocation while the number of contacts stays the same) and hands the problem out
-//! through [`ContactProblem::from_assembly`] (sizes and finiteness only).
+//! through [`ContactProblem::from_assembly`] (sizes and finiteness only). From
+//! [`FACTORIZED_FROM_CONTACTS`] contacts on it forms no `G`: it hands out the factorized
+//! operator of `Yᵀ` (sparse, on the supports) and `D` ([`ContactProblem::from_operator`],
+//! docs/delassus.md), whose cost grows with the contacts and the bodies they touch instead
+//! of the square of the contacts.
 
 use nalgebra::{DMatrix, DVector, Matrix3, Vector3};
+use nalgebra_sparse::{CscMatrix, CsrMatrix};
 
-use super::{ContactProblem, ProblemError, ProblemParts, StepParameters};
+use super::{ContactProblem, FactorizedDelassus, ProblemError, ProblemParts, StepParameters};
 use crate::dynamics::{DynamicsError, MassCholesky, MassLtdl};
 
 /// What the bias `b` needs to know about one contact.
@@ -156,6 +161,25 @@ fn delassus_and_minv_jt(
     (delassus, minv_jt)
 }
 
+/// Which form of the Delassus operator [`ContactAssembly::assemble`] hands out.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum DelassusForm {
+    /// Dense below [`FACTORIZED_FROM_CONTACTS`] contacts, factorized from there on.
+    #[default]
+    Auto,
+    /// Always the dense `G = Yᵀ D⁻¹ Y`.
+    Dense,
+    /// Always the factorized `G = Yᵀ D⁻¹ Y` with `Yᵀ` sparse (module docs).
+    Factorized,
+}
+
+/// The number of contacts from which [`DelassusForm::Auto`] hands out the factorized
+/// operator: the dense `G` costs `(3n)²` entries to form and `(3n)³/3` to factor, the
+/// factorized one a sparse Cholesky of the `nv × nv` matrix `D + Y (R + ρI)⁻¹ Yᵀ`. On piles
+/// the factorized shifted solve is slower at 16 contacts and faster from about 30 on
+/// (docs/delassus.md, `cargo bench --bench delassus`); robots with a few feet stay dense.
+pub const FACTORIZED_FROM_CONTACTS: usize = 24;
+
 /// The simulator's workspace for the assembly through the kinematic tree (module docs).
 ///
 /// Per step: [`ContactAssembly::begin`] with the number of contacts, fill
@@ -189,6 +213,8 @@ pub struct ContactAssembly {
     y: Vec<Vector3<f64>>,
     /// Buffers of the previous step's problem.
     parts: ProblemParts,
+    /// The form of the operator handed out.
+    form: DelassusForm,
 }
 
 impl ContactAssembly {
@@ -203,15 +229,48 @@ impl ContactAssembly {
         }
     }
 
+    /// Chooses the form of the operator [`ContactAssembly::assemble`] hands out.
+    pub fn set_form(&mut self, form: DelassusForm) {
+        self.form = form;
+    }
+
+    /// Whether the problem of `n` contacts is handed out factorized.
+    fn factorized(&self, n: usize) -> bool {
+        match self.form {
+            DelassusForm::Auto => n >= FACTORIZED_FROM_CONTACTS,
+            DelassusForm::Dense => false,
+            DelassusForm::Factorized => true,
+        }
+    }
+
     /// Starts a step with `n` contacts: `J` zeroed (`3n × nv`), no support declared.
+    /// When the last step had as many contacts and declared all their supports, only the
+    /// entries on those supports are zeroed (`J` is zero elsewhere): `O(n · depth)`
+    /// instead of `3n · nv`.
     pub fn begin(&mut self, n: usize) {
+        let complete = self.offsets.len() == self.n + 1;
+        if complete && self.jacobian.shape() == (3 * n, self.nv) {
+            self.zero_jacobian_on_supports();
+        } else {
+            resize_zeroed(&mut self.jacobian, 3 * n, self.nv);
+        }
         self.n = n;
-        resize_zeroed(&mut self.jacobian, 3 * n, self.nv);
         self.support.clear();
         self.offsets.clear();
         self.offsets.push(0);
         self.single_chain.clear();
         self.last_tops.clear();
+    }
+
+    /// Zeroes contact `i`'s rows of `J` on its support, for every contact declared.
+    fn zero_jacobian_on_supports(&mut self) {
+        let rows = self.jacobian.nrows();
+        let j = self.jacobian.as_mut_slice();
+        for i in 0..self.offsets.len() - 1 {
+            for &k in &self.support[self.offsets[i]..self.offsets[i + 1]] {
+                j[k * rows + 3 * i..k * rows + 3 * i + 3].fill(0.0);
+            }
+        }
     }
 
     /// `J` (`3n × nv`), rows `[t1, t2, n]` per contact, for the caller to fill.
@@ -311,13 +370,13 @@ impl ContactAssembly {
                 ),
             });
         }
-        self.fill_y(factor)?;
-        let mut delassus = std::mem::take(&mut self.parts.delassus);
-        if delassus.shape() != (3 * n, 3 * n) {
-            // Every entry is written by fill_delassus.
-            delassus = DMatrix::zeros(3 * n, 3 * n);
-        }
-        self.fill_delassus(factor.inverse_d(), &mut delassus);
+        let factorized = self.factorized(n);
+        self.fill_y(factor, !factorized)?;
+        let operator = if factorized {
+            Some(self.factorized_operator(factor)?)
+        } else {
+            None
+        };
         let mut g = std::mem::take(&mut self.parts.free_velocity);
         resize_vector(&mut g, 3 * n);
         for (i, contact) in contacts.iter().enumerate() {
@@ -337,7 +396,18 @@ impl ContactAssembly {
             r.fill(params.compliance);
             r
         });
-        let problem = ContactProblem::from_assembly(delassus, g, mu, compliance)?;
+        let problem = match operator {
+            Some(operator) => ContactProblem::from_operator(operator, g, mu, compliance)?,
+            None => {
+                let mut delassus = std::mem::take(&mut self.parts.delassus);
+                if delassus.shape() != (3 * n, 3 * n) {
+                    // Every entry is written by fill_delassus.
+                    delassus = DMatrix::zeros(3 * n, 3 * n);
+                }
+                self.fill_delassus(factor.inverse_d(), &mut delassus);
+                ContactProblem::from_assembly(delassus, g, mu, compliance)?
+            }
+        };
         if attach_jacobian {
             problem.with_jacobian(std::mem::take(&mut self.jacobian))
         } else {
@@ -345,15 +415,55 @@ impl ContactAssembly {
         }
     }
 
-    /// `Y = L⁻ᵀ Jᵀ` on each contact's support, the contact's three columns at once.
-    fn fill_y(&mut self, factor: &MassLtdl) -> Result<(), ProblemError> {
+    /// The factorized operator `G = Yᵀ D⁻¹ Y`: `Yᵀ` (`3n × nv`) sparse with contact `i`'s
+    /// rows on its support, and the diagonal `D` of `M = Lᵀ D L` in the place of the mass
+    /// matrix of [`FactorizedDelassus`] (module docs of [`super::delassus`]).
+    fn factorized_operator(&self, factor: &MassLtdl) -> Result<FactorizedDelassus, ProblemError> {
+        let (n, nv) = (self.n, self.nv);
+        let mut offsets = Vec::with_capacity(3 * n + 1);
+        offsets.push(0);
+        let mut indices = Vec::with_capacity(3 * self.support.len());
+        let mut values = Vec::with_capacity(3 * self.support.len());
+        for i in 0..n {
+            let (support, y) = (self.support_of(i), &self.y[i * nv..(i + 1) * nv]);
+            // Row r of Yᵀ for the contact's three rows; supports are in decreasing dof
+            // order, CSR rows in increasing order.
+            for r in [0, 1, 2] {
+                for &k in support.iter().rev() {
+                    indices.push(k);
+                    values.push(y[k][r]);
+                }
+                offsets.push(indices.len());
+            }
+        }
+        let invalid = |what: nalgebra_sparse::SparseFormatError| ProblemError::Size {
+            field: "Y",
+            expected: "contact rows on their supports".into(),
+            got: what.to_string(),
+        };
+        let y_t =
+            CsrMatrix::try_from_csr_data(3 * n, nv, offsets, indices, values).map_err(invalid)?;
+        let d = CscMatrix::try_from_csc_data(
+            nv,
+            nv,
+            (0..=nv).collect(),
+            (0..nv).collect(),
+            (0..nv).map(|k| factor.d(k)).collect(),
+        )
+        .map_err(invalid)?;
+        FactorizedDelassus::new(y_t, d)
+    }
+
+    /// `Y = L⁻ᵀ Jᵀ` on each contact's support, the contact's three columns at once;
+    /// `dense` when [`ContactAssembly::fill_delassus`] follows (it reads `Y` off the
+    /// supports in its general case, so those entries are zeroed).
+    fn fill_y(&mut self, factor: &MassLtdl, dense: bool) -> Result<(), ProblemError> {
         let (n, nv) = (self.n, self.nv);
         if self.y.len() != n * nv {
             self.y = vec![Vector3::zeros(); n * nv];
             self.z = vec![Vector3::zeros(); n * nv];
         }
-        // Entries off a support are read only by fill_delassus's general case.
-        let zero_off_support = !self.single_chain.iter().all(|&s| s);
+        let zero_off_support = dense && !self.single_chain.iter().all(|&s| s);
         for i in 0..n {
             let support = &self.support[self.offsets[i]..self.offsets[i + 1]];
             let block = &mut self.y[i * nv..(i + 1) * nv];

@@ -29,9 +29,13 @@
 //! stays `Clone + PartialEq + Debug` without boxing. A solver that only needs the four
 //! operations calls the methods of [`Delassus`] and works on both.
 //!
-//! The sparse Cholesky is nalgebra-sparse's left-looking one, without a fill-reducing
-//! ordering: the dofs are factored in the model's order (bodies one after the other, a
-//! tree's parents before their children).
+//! The sparse Cholesky is nalgebra-sparse's left-looking one; it has no ordering of its
+//! own, so the operator renumbers the dofs once, when it is built, by the approximate
+//! minimum degree of the pattern of `M + Jᵀ J` (the `amd` crate, SuiteSparse's AMD in
+//! Rust): on a pile whose bodies are numbered layer by layer, the model's order makes the
+//! shifted matrix banded with the width of a layer and its factor fills that band. `J`,
+//! `M`, [`FactorizedDelassus::velocity_change`] and [`FactorizedDelassus::minv_jt`] are in
+//! that order of dofs; `G` and everything in contact space do not depend on it.
 
 use std::sync::Arc;
 
@@ -158,11 +162,19 @@ pub struct Factors {
     mass_factor: CscCholesky<f64>,
     /// `G_ii`, one per contact.
     diagonal_blocks: Vec<Matrix3<f64>>,
+    /// `1 / M_kk` when `M` is diagonal (the simulator's `D` of `M = Lᵀ D L`), for the
+    /// products that then need no triangular solve.
+    inverse_diagonal: Option<Vec<f64>>,
 }
 
 impl Factors {
     /// `G_ii = X_iᵀ X_i`, `X_i = L⁻¹ J_iᵀ` (three sparse forward solves per contact).
     fn compute_diagonal_blocks(&self) -> Vec<Matrix3<f64>> {
+        if let Some(inverse) = &self.inverse_diagonal {
+            return (0..self.jacobian.nrows() / 3)
+                .map(|i| self.diagonal_block_of_diagonal_mass(i, inverse))
+                .collect();
+        }
         let nv = self.mass.nrows();
         let l = self.mass_factor.l();
         let mut x = DMatrix::zeros(nv, 3);
@@ -184,6 +196,79 @@ impl Factors {
             })
             .collect()
     }
+}
+
+impl Factors {
+    /// `G_ii = Σ_k J_ik J_ikᵀ / M_kk` for a diagonal `M`, over the entries of contact
+    /// `i`'s rows.
+    fn diagonal_block_of_diagonal_mass(&self, i: usize, inverse: &[f64]) -> Matrix3<f64> {
+        let rows: [_; 3] = std::array::from_fn(|r| self.jacobian.row(3 * i + r));
+        Matrix3::from_fn(|r, c| {
+            let (a, b) = (&rows[r], &rows[c]);
+            let mut sum = 0.0;
+            let (mut p, mut q) = (0, 0);
+            let (ia, ib) = (a.col_indices(), b.col_indices());
+            while p < ia.len() && q < ib.len() {
+                match ia[p].cmp(&ib[q]) {
+                    std::cmp::Ordering::Less => p += 1,
+                    std::cmp::Ordering::Greater => q += 1,
+                    std::cmp::Ordering::Equal => {
+                        sum += a.values()[p] * b.values()[q] * inverse[ia[p]];
+                        p += 1;
+                        q += 1;
+                    }
+                }
+            }
+            sum
+        })
+    }
+}
+
+/// `J` and `M` with their dofs renumbered in a fill-reducing order: the approximate minimum
+/// degree (Amestoy, Davis and Duff 1996) of the pattern of `M + Jᵀ J`, which is the pattern
+/// of every shifted matrix `M + Jᵀ D⁻¹ J`. `G = J M⁻¹ Jᵀ` does not depend on the dofs'
+/// order. When the ordering fails (it cannot on a valid pattern), the model's order.
+fn in_fill_reducing_order(
+    jacobian: CsrMatrix<f64>,
+    mass: CscMatrix<f64>,
+) -> (CsrMatrix<f64>, CscMatrix<f64>) {
+    let nv = mass.nrows();
+    let product: CsrMatrix<f64> = &jacobian.transpose() * &jacobian;
+    let pattern = &mass + &CscMatrix::from(&product);
+    let Ok((order, _, _)) = amd::order(
+        nv,
+        pattern.col_offsets(),
+        pattern.row_indices(),
+        &amd::Control::default(),
+    ) else {
+        return (jacobian, mass);
+    };
+    let mut position = vec![0; nv];
+    for (k, &dof) in order.iter().enumerate() {
+        position[dof] = k;
+    }
+    let mut j = CooMatrix::new(jacobian.nrows(), nv);
+    for (r, c, v) in jacobian.triplet_iter() {
+        j.push(r, position[c], *v);
+    }
+    let mut m = CooMatrix::new(nv, nv);
+    for (r, c, v) in mass.triplet_iter() {
+        m.push(position[r], position[c], *v);
+    }
+    (CsrMatrix::from(&j), CscMatrix::from(&m))
+}
+
+/// `1 / M_kk` when every stored entry of `M` is on its diagonal and positive.
+fn inverse_of_diagonal(mass: &CscMatrix<f64>) -> Option<Vec<f64>> {
+    let nv = mass.nrows();
+    let mut inverse = vec![0.0; nv];
+    for (c, column) in (0..nv).map(|c| (c, mass.col(c))) {
+        match (column.row_indices(), column.values()) {
+            ([r], [m]) if *r == c && *m > 0.0 => inverse[c] = m.recip(),
+            _ => return None,
+        }
+    }
+    Some(inverse)
 }
 
 impl PartialEq for FactorizedDelassus {
@@ -210,14 +295,17 @@ impl FactorizedDelassus {
         }
         check_finite_sparse("J", jacobian.values())?;
         check_finite_sparse("M", mass.values())?;
+        let (jacobian, mass) = in_fill_reducing_order(jacobian, mass);
         let mass_factor = CscCholesky::factor(&mass).map_err(|e| not_definite("M", e))?;
         let jacobian_t = jacobian.transpose();
+        let inverse_diagonal = inverse_of_diagonal(&mass);
         let mut factors = Factors {
             jacobian,
             jacobian_t,
             mass,
             mass_factor,
             diagonal_blocks: Vec::new(),
+            inverse_diagonal,
         };
         factors.diagonal_blocks = factors.compute_diagonal_blocks();
         Ok(Self {
@@ -295,6 +383,18 @@ impl FactorizedDelassus {
     /// `M⁻¹ Jᵀ` (`nv × 3n`, sparse: its exact zeros left out), the columns per-contact
     /// solvers keep `v = M⁻¹ Jᵀ λ` up to date with.
     pub fn minv_jt(&self) -> CscMatrix<f64> {
+        if let Some(inverse) = &self.inverse_diagonal {
+            // Jᵀ with row k scaled by 1 / M_kk.
+            let mut columns = CscMatrix::from(&self.jacobian_t);
+            for c in 0..columns.ncols() {
+                let mut column = columns.col_mut(c);
+                let (rows, values) = column.rows_and_values_mut();
+                for (r, v) in rows.iter().zip(values) {
+                    *v *= inverse[*r];
+                }
+            }
+            return columns;
+        }
         let nv = self.dofs();
         let mut coo = CooMatrix::new(nv, self.dim());
         let mut column = DVector::zeros(nv);

@@ -35,7 +35,7 @@ use crate::dynamics::all_terms::factorized_mass_and_bias_at_placements;
 use crate::dynamics::{self, Data, DynamicsError, MassLtdl, Se3};
 use crate::metrics::energy::MechanicalEnergy;
 use crate::metrics::{compute_metrics_at_velocity, compute_model_metrics_at_velocity};
-use crate::problem::build::{free_velocity_change, ContactAssembly, ContactState};
+use crate::problem::build::{free_velocity_change, ContactAssembly, ContactState, DelassusForm};
 use crate::problem::{
     contact_vector, set_contact_vector, ContactProblem, ProblemError, StepParameters,
 };
@@ -250,6 +250,12 @@ impl Simulator {
     /// Chooses the metrics of recorded steps (default [`StepMetrics::All`]).
     pub fn set_metrics(&mut self, metrics: StepMetrics) {
         self.metrics = metrics;
+    }
+
+    /// Chooses the form of the contact problem's Delassus operator (default
+    /// [`DelassusForm::Auto`]: dense for a few contacts, factorized for many).
+    pub fn set_delassus_form(&mut self, form: DelassusForm) {
+        self.assembly.set_form(form);
     }
 
     /// The world.

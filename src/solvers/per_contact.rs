@@ -5,7 +5,11 @@
 //! [`ContactRule`] returns its new force `λ_i` from `c_i`, its diagonal block `(G + R)_ii`
 //! and `μ_i`. The velocity `c` is kept up to date column by column after each contact
 //! update (no allocation in the loop) and recomputed from scratch before convergence is
-//! declared, so the reported residual is the one of the returned `λ`.
+//! declared, so the reported residual is the one of the returned `λ`. On a factorized
+//! operator `G = J M⁻¹ Jᵀ` no dense column exists: the loop keeps `w = M⁻¹ Jᵀ λ` (`nv`)
+//! up to date with the sparse columns of `M⁻¹ Jᵀ` instead, `w += M⁻¹ J_iᵀ δ_i`, reads
+//! `c_i = J_i w + g_i + R_i λ_i` when it visits contact `i`, and forms the whole `c` once
+//! per sweep for the stopping test.
 //!
 //! Stopping (the shared test of [`super::support`]): after every sweep, the criterion
 //! named by `stop` (relative by default) of the solver's model, at most its tolerance;
@@ -16,6 +20,7 @@
 use std::time::Instant;
 
 use nalgebra::{DVector, Matrix3, Vector2, Vector3};
+use nalgebra_sparse::CscMatrix;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -24,7 +29,9 @@ use super::support::{iterate_status, model_criteria, relative_step, stopping_sta
 use super::{
     parse_params, ContactSolver, SolveReport, SolveStatus, SolverError, SolverId, SolverSettings,
 };
-use crate::problem::{contact_vector, set_contact_vector, ContactModel, ContactProblem};
+use crate::problem::{
+    contact_vector, set_contact_vector, ContactModel, ContactProblem, Delassus, FactorizedDelassus,
+};
 
 /// What a per-contact model does with one contact.
 pub(crate) trait ContactRule {
@@ -91,26 +98,41 @@ fn sweeps<R: ContactRule>(
         let status = SolveStatus::NumericalError { iteration: 0, what };
         return finish(lambda, status, 0, history);
     }
-    let delassus = problem.delassus();
     let compliance = problem.compliance();
     let mut c = problem.velocity(&lambda);
+    let mut tracked = match problem.operator() {
+        Delassus::Dense(g) => Tracked::Velocity(g),
+        Delassus::Factorized(f) => Tracked::Change(VelocityChange::new(f, &lambda)),
+    };
     let mut previous = lambda.clone();
     for iteration in 1..=settings.max_iter {
         previous.copy_from(&lambda);
         for (i, block) in blocks.iter().enumerate() {
             let old = contact_vector(&lambda, i);
-            let new = rule.update(i, problem.mu_of(i), block, &old, &contact_vector(&c, i));
+            let c_i = match &tracked {
+                Tracked::Velocity(_) => contact_vector(&c, i),
+                Tracked::Change(w) => w.contact_velocity(problem, i, &old),
+            };
+            let new = rule.update(i, problem.mu_of(i), block, &old, &c_i);
             let delta = new - old;
             if delta != Vector3::zeros() {
                 set_contact_vector(&mut lambda, i, &new);
-                // c += (G + R)[:, i] δ_i
-                c.gemv(1.0, &delassus.columns(3 * i, 3), &delta, 1.0);
-                if let Some(r) = compliance {
-                    for k in 0..3 {
-                        c[3 * i + k] += r[3 * i + k] * delta[k];
+                match &mut tracked {
+                    Tracked::Velocity(delassus) => {
+                        // c += (G + R)[:, i] δ_i
+                        c.gemv(1.0, &delassus.columns(3 * i, 3), &delta, 1.0);
+                        if let Some(r) = compliance {
+                            for k in 0..3 {
+                                c[3 * i + k] += r[3 * i + k] * delta[k];
+                            }
+                        }
                     }
+                    Tracked::Change(w) => w.add(i, &delta),
                 }
             }
+        }
+        if let Tracked::Change(w) = &tracked {
+            w.velocity_into(problem, &lambda, &mut c);
         }
         rule.end_sweep();
         if let Some(status) = iterate_status(&lambda, iteration, "forces") {
@@ -141,6 +163,60 @@ fn sweeps<R: ContactRule>(
         settings.max_iter,
         history,
     )
+}
+
+/// What the sweeps keep up to date as forces change (module docs).
+enum Tracked<'a> {
+    /// `c` itself, through the dense columns of `G`.
+    Velocity(&'a nalgebra::DMatrix<f64>),
+    /// `w = M⁻¹ Jᵀ λ`, through the sparse columns of `M⁻¹ Jᵀ`.
+    Change(VelocityChange<'a>),
+}
+
+/// `w = M⁻¹ Jᵀ λ` of a factorized operator, kept with the columns of `M⁻¹ Jᵀ`.
+struct VelocityChange<'a> {
+    operator: &'a FactorizedDelassus,
+    columns: CscMatrix<f64>,
+    w: DVector<f64>,
+}
+
+impl<'a> VelocityChange<'a> {
+    fn new(operator: &'a FactorizedDelassus, lambda: &DVector<f64>) -> Self {
+        Self {
+            operator,
+            columns: operator.minv_jt(),
+            w: operator.velocity_change(lambda.as_slice()),
+        }
+    }
+
+    /// `w += M⁻¹ J_iᵀ δ_i`.
+    fn add(&mut self, i: usize, delta: &Vector3<f64>) {
+        let delta = [delta.x, delta.y, delta.z];
+        FactorizedDelassus::add_velocity_change(&self.columns, i, &delta, self.w.as_mut_slice());
+    }
+
+    /// `c_i = J_i w + g_i + R_i λ_i`.
+    fn contact_velocity(
+        &self,
+        problem: &ContactProblem,
+        i: usize,
+        lambda_i: &Vector3<f64>,
+    ) -> Vector3<f64> {
+        let jw = self.operator.contact_velocity(i, self.w.as_slice());
+        let g = problem.free_velocity();
+        Vector3::from_fn(|k, _| {
+            let r = problem.compliance().map_or(0.0, |r| r[3 * i + k]);
+            jw[k] + g[3 * i + k] + r * lambda_i[k]
+        })
+    }
+
+    /// The whole `c` from `w`.
+    fn velocity_into(&self, problem: &ContactProblem, lambda: &DVector<f64>, c: &mut DVector<f64>) {
+        for i in 0..problem.num_contacts() {
+            let c_i = self.contact_velocity(problem, i, &contact_vector(lambda, i));
+            set_contact_vector(c, i, &c_i);
+        }
+    }
 }
 
 /// A step length `1 / d` guarded against a vanishing diagonal entry `d`.

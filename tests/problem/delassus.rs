@@ -1,13 +1,16 @@
 //! The factorized Delassus operator `J M⁻¹ Jᵀ` against the dense `G`: the same products,
 //! diagonal blocks and shifted solves on piles of cubes and on Solo-12 at random
-//! configurations, the same ADMM answers on both, and typed errors for bad input.
+//! configurations, the same ADMM answers on both, the simulator's two forms of one step's
+//! problem (pile, Solo-12, Talos), and typed errors for bad input.
 
 use crate::common::dynamics::{random_configuration, rng};
 use crate::common::solvers::{build, settings};
 use contactbench::dynamics::{self, point_jacobian_world, Data};
 use contactbench::model::robots::load_robot;
+use contactbench::problem::build::DelassusForm;
 use contactbench::problem::generators::box_pile;
 use contactbench::problem::{ContactProblem, Delassus, FactorizedDelassus, ProblemError};
+use contactbench::simulation::{Scenario, Simulator, World};
 use contactbench::solvers::SolverId;
 use nalgebra::{DMatrix, DVector};
 use nalgebra_sparse::{CooMatrix, CscMatrix, CsrMatrix};
@@ -153,4 +156,82 @@ fn bad_operators_get_typed_errors() {
         None,
     );
     assert!(matches!(sizes, Err(ProblemError::Size { field: "g", .. })));
+}
+
+/// The first step's problem of `scenario` (in `scenarios/`, with `overrides`) assembled
+/// with the dense and with the factorized operator, from the same initial state.
+fn first_step_problems(scenario: &str, overrides: &[&str]) -> (ContactProblem, ContactProblem) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("scenarios")
+        .join(scenario);
+    let overrides: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+    let scenario = Scenario::load(&path, &overrides).expect("shipped scenario");
+    let problem_in = |form| {
+        let world = World::build(&scenario).expect("world");
+        let solver = build(SolverId::NcpAdmm, &settings(1e-6, 1000));
+        let mut sim = Simulator::new(
+            world,
+            solver,
+            scenario.step_parameters(),
+            scenario.external_forces.clone(),
+        );
+        sim.set_delassus_form(form);
+        sim.advance().expect("step");
+        let (problem, _, _) = sim.last_solution().expect("contacts at the first step");
+        problem.clone()
+    };
+    (
+        problem_in(DelassusForm::Dense),
+        problem_in(DelassusForm::Factorized),
+    )
+}
+
+/// Products, diagonal blocks and shifted solves of the two forms of one step's problem
+/// within `1e-12` relative, and the same `g`.
+fn assert_forms_agree(dense: &ContactProblem, factorized: &ContactProblem) {
+    assert!(matches!(dense.operator(), Delassus::Dense(_)));
+    assert!(matches!(factorized.operator(), Delassus::Factorized(_)));
+    assert_eq!(dense.free_velocity(), factorized.free_velocity());
+    let g = dense.delassus();
+    let mut r = rng(5);
+    let x = DVector::from_fn(g.nrows(), |_, _| r.random_range(-1.0..1.0));
+    let (a, b) = (factorized.operator().apply(&x), dense.operator().apply(&x));
+    assert!((&a - &b).amax() <= 1e-12 * b.amax(), "G x");
+    for i in 0..dense.num_contacts() {
+        let (a, b) = (factorized.diagonal_block(i), dense.diagonal_block(i));
+        assert!((a - b).amax() <= 1e-12 * b.amax(), "block {i}");
+    }
+    assert!(relative(&factorized.operator().to_dense(), g) < 1e-12);
+    for shift in [1e-3, 1e-1, 1.0] {
+        let d = DVector::from_element(g.nrows(), shift * g.amax());
+        let a = factorized
+            .operator()
+            .shifted(&d)
+            .expect("definite")
+            .solve(&x);
+        let b = dense.operator().shifted(&d).expect("definite").solve(&x);
+        assert!((&a - &b).amax() <= 1e-12 * b.amax(), "shift {shift}");
+    }
+}
+
+#[test]
+fn the_simulators_two_operators_agree_on_a_pile_of_cubes() {
+    let (dense, factorized) = first_step_problems(
+        "pile_columns.yaml",
+        &["world.generate.columns={nx: 2, ny: 2, height: 3}"],
+    );
+    assert!(
+        dense.num_contacts() >= 24,
+        "{} contacts",
+        dense.num_contacts()
+    );
+    assert_forms_agree(&dense, &factorized);
+}
+
+#[test]
+fn the_simulators_two_operators_agree_on_solo_and_talos() {
+    for scenario in ["solo_standing.yaml", "talos_push.yaml"] {
+        let (dense, factorized) = first_step_problems(scenario, &[]);
+        assert_forms_agree(&dense, &factorized);
+    }
 }

@@ -14,6 +14,7 @@ mod global_single_contact;
 mod infeasible_claims;
 mod max_time;
 mod ncp_pgs_block;
+mod operator_forms;
 mod per_contact_findings;
 mod random;
 mod regressions;
