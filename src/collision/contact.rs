@@ -9,6 +9,7 @@ use nalgebra::{Isometry3, Matrix3, Rotation3, Vector3};
 
 use super::epa::{epa, EpaResult, EpaSettings};
 use super::error::CollisionError;
+use super::heightfield::{heightfield_contact, HeightField};
 use super::gjk::{gjk, GjkQuery, GjkResult, GjkSettings, MinkowskiDifference};
 use super::shape::{Core, Shape};
 use super::simplex::Simplex;
@@ -173,6 +174,13 @@ fn query(
         (Core::Halfspace { .. }, Core::Halfspace { .. }) => Err(CollisionError::UnsupportedPair(
             "halfspace against halfspace".to_string(),
         )),
+        (Core::HeightField(field), _) => {
+            heightfield_query(field, pose_a, b, pose_b, gjk_settings.query, a.radius)
+        }
+        (_, Core::HeightField(field)) => {
+            heightfield_query(field, pose_b, a, pose_a, gjk_settings.query, b.radius)
+                .map(|c| c.map(swapped))
+        }
         (Core::Halfspace { normal, offset }, _) => Ok(Some(halfspace_contact(
             normal, *offset, a.radius, pose_a, b, pose_b,
         ))),
@@ -189,6 +197,36 @@ fn query(
             epa_settings,
             warm_start,
         )),
+    }
+}
+
+/// A height field (at `pose_f`, inflated by `field_radius`) against B: within the
+/// collision threshold, or whatever the distance for a distance query (an error then when
+/// B is outside the field's footprint, which has no distance).
+fn heightfield_query(
+    field: &HeightField,
+    pose_f: &Isometry3<f64>,
+    b: &Shape,
+    pose_b: &Isometry3<f64>,
+    query: GjkQuery,
+    field_radius: f64,
+) -> Result<Option<Contact>, CollisionError> {
+    let reach = match query {
+        GjkQuery::Collision { threshold } => threshold - field_radius,
+        GjkQuery::Distance => f64::INFINITY,
+    };
+    let found = heightfield_contact(field, pose_f, b, pose_b, reach).map_err(|core| {
+        CollisionError::UnsupportedPair(format!("height field against a {core}"))
+    })?;
+    match (found, query) {
+        (None, GjkQuery::Distance) => Err(CollisionError::UnsupportedPair(
+            "a shape outside the height field's footprint has no distance to it".to_string(),
+        )),
+        (found, _) => Ok(found.map(|mut c| {
+            c.distance -= field_radius;
+            c.point_a += c.normal * field_radius;
+            c
+        })),
     }
 }
 

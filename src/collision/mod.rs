@@ -4,6 +4,8 @@
 //! - [`shape`]: convex shapes as a core plus an inflation radius (swept sphere).
 //! - [`support`]: the [`SupportMap`] trait.
 //! - [`mesh`]: STL reading and convex hulls with hill-climbing support.
+//! - [`heightfield`]: terrain as a grid of heights (triangulated cells), its contacts
+//!   with spheres and boxes.
 //! - [`gjk`]: GJK as fully-corrective Frank-Wolfe, with Polyak / Nesterov momentum
 //!   (GJK++, Alg. 4, 6, 7 and eq. 32).
 //! - [`epa`]: penetration depth and normal.
@@ -26,6 +28,7 @@ pub mod epa;
 pub mod error;
 pub mod frank_wolfe;
 pub mod gjk;
+pub mod heightfield;
 pub mod mesh;
 pub mod nesmino;
 pub mod projection;
@@ -45,6 +48,7 @@ pub use contact::{contact, contact_frame, signed_distance, Contact, ContactSetti
 pub use detector::{ContactDetector, DetectionOutcomes};
 pub use epa::{EpaResult, EpaSettings};
 pub use error::CollisionError;
+pub use heightfield::{HeightField, HeightFieldError};
 pub use gjk::{GjkQuery, GjkResult, GjkSettings, GjkVariant, MomentumSchedule, SeparationStop};
 pub use mesh::ConvexHull;
 pub use scene::{
