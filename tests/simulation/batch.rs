@@ -58,6 +58,7 @@ fn free_fall(scenario: &Scenario, spec: &dyn SolverFactory) -> Result<RunRecord,
                 converged: true,
                 collision_failures: 0,
                 timings: Default::default(),
+                task: None,
             }
         })
         .collect();

@@ -42,7 +42,8 @@ pub use check::{
 pub use schema::{
     Actuation, Analytical, BodySpec, BodyState, Columns, ContactSphere, ExternalForce,
     ForceProfile, Generated, InitialState, Pose, Pyramid, RobotRoot, RobotSource, Scenario,
-    ShapeSpec, SimulationSpec, SolverEntry, StepMetrics, UrdfRobot, WorldSpec,
+    ShapeSpec, SimulationSpec, SolverEntry, StepMetrics, Terrain, TerrainFormula, UrdfRobot,
+    WorldSpec, HeightFieldSpec, Roughness,
 };
 pub use yaml::locate;
 
