@@ -9,8 +9,8 @@ use nalgebra::{Isometry3, Matrix3, Rotation3, Vector3};
 
 use super::epa::{epa, EpaResult, EpaSettings};
 use super::error::CollisionError;
-use super::heightfield::{heightfield_contact, HeightField};
 use super::gjk::{gjk, GjkQuery, GjkResult, GjkSettings, MinkowskiDifference};
+use super::heightfield::{heightfield_contact, HeightField};
 use super::shape::{Core, Shape};
 use super::simplex::Simplex;
 use super::support::SupportMap;

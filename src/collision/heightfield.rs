@@ -34,7 +34,9 @@ const MAX_CELLS_PER_QUERY: usize = 65_536;
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum HeightFieldError {
     /// A height is NaN or infinite.
-    #[error("{source_name}: heights: height at row {row}, column {column} is {value}: must be finite")]
+    #[error(
+        "{source_name}: heights: height at row {row}, column {column} is {value}: must be finite"
+    )]
     NonFinite {
         /// File or description.
         source_name: String,
@@ -158,7 +160,10 @@ impl HeightField {
         z: impl Fn(f64, f64) -> f64,
     ) -> Result<Self, HeightFieldError> {
         let (nx, ny) = grid_counts(source_name, size, spacing)?;
-        let origin = [-0.5 * (nx - 1) as f64 * spacing, -0.5 * (ny - 1) as f64 * spacing];
+        let origin = [
+            -0.5 * (nx - 1) as f64 * spacing,
+            -0.5 * (ny - 1) as f64 * spacing,
+        ];
         let mut heights = Vec::with_capacity(nx * ny);
         for j in 0..ny {
             for i in 0..nx {
@@ -194,7 +199,11 @@ impl HeightField {
             message,
         };
         if !(amplitude.is_finite() && amplitude >= 0.0) {
-            return Err(parameter("amplitude", amplitude, "must be finite and >= 0 (m)"));
+            return Err(parameter(
+                "amplitude",
+                amplitude,
+                "must be finite and >= 0 (m)",
+            ));
         }
         if !(wavelength.is_finite() && wavelength >= spacing) {
             return Err(parameter(
@@ -246,7 +255,14 @@ impl HeightField {
             -0.5 * nx.saturating_sub(1) as f64 * spacing,
             -0.5 * ny.saturating_sub(1) as f64 * spacing,
         ]);
-        Self::new(&path.display().to_string(), nx, ny, spacing, origin, heights)
+        Self::new(
+            &path.display().to_string(),
+            nx,
+            ny,
+            spacing,
+            origin,
+            heights,
+        )
     }
 
     /// Samples along x and y.

@@ -48,8 +48,8 @@ pub use contact::{contact, contact_frame, signed_distance, Contact, ContactSetti
 pub use detector::{ContactDetector, DetectionOutcomes};
 pub use epa::{EpaResult, EpaSettings};
 pub use error::CollisionError;
-pub use heightfield::{HeightField, HeightFieldError};
 pub use gjk::{GjkQuery, GjkResult, GjkSettings, GjkVariant, MomentumSchedule, SeparationStop};
+pub use heightfield::{HeightField, HeightFieldError};
 pub use mesh::ConvexHull;
 pub use scene::{
     detect_contacts, detect_contacts_warm, CollisionObject, PairContact, WarmStartCache,

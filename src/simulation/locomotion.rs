@@ -135,8 +135,14 @@ impl TrotSpec {
             ("raibert_gain", self.raibert_gain),
             ("velocity_gain", self.velocity_gain),
             ("swing_gains", self.swing_gains[0].min(self.swing_gains[1])),
-            ("height_gains", self.height_gains[0].min(self.height_gains[1])),
-            ("orientation_gains", self.orientation_gains[0].min(self.orientation_gains[1])),
+            (
+                "height_gains",
+                self.height_gains[0].min(self.height_gains[1]),
+            ),
+            (
+                "orientation_gains",
+                self.orientation_gains[0].min(self.orientation_gains[1]),
+            ),
         ];
         for (field, value) in non_negative {
             if !(value.is_finite() && value >= 0.0) {
@@ -148,7 +154,10 @@ impl TrotSpec {
         }
         let [lo, hi] = self.normal_force;
         if !(lo.is_finite() && hi.is_finite() && 0.0 <= lo && lo < hi) {
-            return Some(("normal_force", format!("[{lo}, {hi}]: needs 0 <= min < max")));
+            return Some((
+                "normal_force",
+                format!("[{lo}, {hi}]: needs 0 <= min < max"),
+            ));
         }
         None
     }
@@ -347,7 +356,9 @@ impl TrotController {
         state.torques.fill(0.0);
         let mut stance = Vec::new();
         for (k, leg) in self.legs.iter().enumerate() {
-            let foot = data.joint_placement(leg.foot_joint).act_point(&leg.foot_offset);
+            let foot = data
+                .joint_placement(leg.foot_joint)
+                .act_point(&leg.foot_offset);
             dynamics::point_jacobian_world_into(
                 model,
                 data,
@@ -355,7 +366,8 @@ impl TrotController {
                 &foot,
                 &mut state.jacobian,
             )?;
-            let leg_jacobian = Matrix3::from_fn(|r, c| state.jacobian[(r, leg.velocity_indices[c])]);
+            let leg_jacobian =
+                Matrix3::from_fn(|r, c| state.jacobian[(r, leg.velocity_indices[c])]);
             match self.swing_phase(k, t) {
                 None => {
                     state.was_swinging[k] = false;
@@ -454,8 +466,10 @@ impl TrotController {
         let mut a = DMatrix::zeros(6, n);
         for (i, (_, foot, _)) in stance.iter().enumerate() {
             let r = foot - base;
-            a.fixed_view_mut::<3, 3>(0, 3 * i).copy_from(&Matrix3::identity());
-            a.fixed_view_mut::<3, 3>(3, 3 * i).copy_from(&r.cross_matrix());
+            a.fixed_view_mut::<3, 3>(0, 3 * i)
+                .copy_from(&Matrix3::identity());
+            a.fixed_view_mut::<3, 3>(3, 3 * i)
+                .copy_from(&r.cross_matrix());
         }
         let weights = DVector::from_row_slice(&[1.0, 1.0, 1.0, 10.0, 10.0, 10.0]);
         let w = DVector::from_row_slice(wrench);
@@ -520,7 +534,13 @@ impl TrotController {
         }
         Some(
             (0..stance.len())
-                .map(|i| Vector3::new(solution.x[3 * i], solution.x[3 * i + 1], solution.x[3 * i + 2]))
+                .map(|i| {
+                    Vector3::new(
+                        solution.x[3 * i],
+                        solution.x[3 * i + 1],
+                        solution.x[3 * i + 2],
+                    )
+                })
                 .collect(),
         )
     }

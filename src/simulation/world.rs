@@ -19,9 +19,12 @@ use nalgebra::{DVector, Isometry3, Quaternion, Translation3, UnitQuaternion, Vec
 use super::controllers::offset_target;
 use super::locomotion::{TrotController, TrotState};
 use super::scenario::{
-    TerrainFormula, Actuation, ExternalForce, Pose, RobotRoot, RobotSource, Scenario, ScenarioError, ShapeSpec,
+    Actuation, ExternalForce, Pose, RobotRoot, RobotSource, Scenario, ScenarioError, ShapeSpec,
+    TerrainFormula,
 };
-use crate::collision::{shape_from_geometry, Core, HeightField, HeightFieldError, PairFilter, Shape};
+use crate::collision::{
+    shape_from_geometry, Core, HeightField, HeightFieldError, PairFilter, Shape,
+};
 use crate::dynamics::{self, Data, DynamicsError, MassLtdl};
 use crate::model::{robots, FreeBodiesBuilder, GeometryShape, JointKind, Model, RootJoint};
 
@@ -357,7 +360,9 @@ fn ground_shape(scenario: &Scenario) -> Result<Shape, ScenarioError> {
     let base = scenario.source.parent().unwrap_or(Path::new(""));
     let prefix = "world.terrain.heightfield";
     let field = match (&spec.file, &spec.formula, &spec.roughness) {
-        (Some(file), None, None) => HeightField::from_file(&base.join(file), spec.spacing, spec.origin),
+        (Some(file), None, None) => {
+            HeightField::from_file(&base.join(file), spec.spacing, spec.origin)
+        }
         (None, Some(TerrainFormula::Contactbench), None) => {
             HeightField::contactbench(spec.size, spec.spacing)
         }
@@ -365,10 +370,9 @@ fn ground_shape(scenario: &Scenario) -> Result<Shape, ScenarioError> {
             HeightField::roughness(spec.size, spec.spacing, r.amplitude, r.wavelength, r.seed)
         }
         _ => {
-            return Err(scenario.invalid(
-                prefix,
-                "give exactly one of `file`, `formula`, `roughness`",
-            ))
+            return Err(
+                scenario.invalid(prefix, "give exactly one of `file`, `formula`, `roughness`")
+            )
         }
     }
     .map_err(|e| {

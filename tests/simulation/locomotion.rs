@@ -36,7 +36,11 @@ fn excursions(r: &RunRecord) -> (f64, f64) {
 
 #[test]
 fn solo_trots_a_metre_on_flat_ground_and_twice_the_same() {
-    let a = run("solo_trot_flat.yaml", "ncp-admm:eps_rel=1e-6,max_iter=500", &[]);
+    let a = run(
+        "solo_trot_flat.yaml",
+        "ncp-admm:eps_rel=1e-6,max_iter=500",
+        &[],
+    );
     let last = a.steps.last().expect("steps");
     let start = a.steps[0].base_position;
     let travelled = last.base_position[0] - start[0];
@@ -47,8 +51,15 @@ fn solo_trots_a_metre_on_flat_ground_and_twice_the_same() {
          height within {dz:.4} m, tilt within {tilt:.3} rad"
     );
     assert!(travelled >= 1.0, "travelled {travelled} m");
-    assert!(dz < 0.1 && tilt < 0.6, "fell: height {dz} m, tilt {tilt} rad");
-    let b = run("solo_trot_flat.yaml", "ncp-admm:eps_rel=1e-6,max_iter=500", &[]);
+    assert!(
+        dz < 0.1 && tilt < 0.6,
+        "fell: height {dz} m, tilt {tilt} rad"
+    );
+    let b = run(
+        "solo_trot_flat.yaml",
+        "ncp-admm:eps_rel=1e-6,max_iter=500",
+        &[],
+    );
     for (x, y) in a.steps.iter().zip(&b.steps) {
         assert_eq!(x.q, y.q);
         assert_eq!(x.v, y.v);
@@ -57,8 +68,10 @@ fn solo_trots_a_metre_on_flat_ground_and_twice_the_same() {
 }
 
 fn terrain_scenario(name: &str, csv: &str, position: [f64; 3]) -> Result<Scenario, String> {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("contactbench-terrain-{name}-{}", std::process::id()));
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "contactbench-terrain-{name}-{}",
+        std::process::id()
+    ));
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     std::fs::write(dir.join("heights.csv"), csv).map_err(|e| e.to_string())?;
     let text = format!(
@@ -91,7 +104,11 @@ fn a_ball_settles_on_a_raised_height_field_and_falls_past_its_edge() {
     let last = r.steps.last().expect("steps");
     let free_fall = 0.35 - 0.5 * 9.81 * last.time * last.time;
     assert!(r.steps.iter().all(|s| s.contacts.is_empty()));
-    assert!((last.base_position[2] - free_fall).abs() < 0.01, "{}", last.base_position[2]);
+    assert!(
+        (last.base_position[2] - free_fall).abs() < 0.01,
+        "{}",
+        last.base_position[2]
+    );
 }
 
 #[test]

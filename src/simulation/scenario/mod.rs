@@ -41,9 +41,9 @@ pub use check::{
 };
 pub use schema::{
     Actuation, Analytical, BodySpec, BodyState, Columns, ContactSphere, ExternalForce,
-    ForceProfile, Generated, InitialState, Pose, Pyramid, RobotRoot, RobotSource, Scenario,
-    ShapeSpec, SimulationSpec, SolverEntry, StepMetrics, Terrain, TerrainFormula, UrdfRobot,
-    WorldSpec, HeightFieldSpec, Roughness,
+    ForceProfile, Generated, HeightFieldSpec, InitialState, Pose, Pyramid, RobotRoot, RobotSource,
+    Roughness, Scenario, ShapeSpec, SimulationSpec, SolverEntry, StepMetrics, Terrain,
+    TerrainFormula, UrdfRobot, WorldSpec,
 };
 pub use yaml::locate;
 
