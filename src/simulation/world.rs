@@ -215,7 +215,7 @@ impl World {
         };
         let trot = match &scenario.actuation {
             Actuation::Trot(spec) => Some(
-                TrotController::new(&model, spec.clone(), &q0)
+                TrotController::new(&model, (**spec).clone(), &q0)
                     .map_err(|e| scenario.invalid("actuation.trot", e))?,
             ),
             _ => None,

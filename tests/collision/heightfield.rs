@@ -213,7 +213,7 @@ fn a_csv_and_an_npy_file_give_the_same_field() {
     let csv = temp_file("grid.csv", b"# heights\n0, 0.1, 0.2\n0.3, 0.4, 0.5\n");
     let mut npy = b"\x93NUMPY\x01\x00".to_vec();
     let mut header = "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }".to_string();
-    while (10 + header.len() + 1) % 64 != 0 {
+    while !(10 + header.len() + 1).is_multiple_of(64) {
         header.push(' ');
     }
     header.push('\n');

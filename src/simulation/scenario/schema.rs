@@ -393,7 +393,7 @@ pub enum Actuation {
         target_offsets: BTreeMap<String, f64>,
     },
     /// A diagonal trot with a target base velocity ([`crate::simulation::locomotion`]).
-    Trot(crate::simulation::locomotion::TrotSpec),
+    Trot(Box<crate::simulation::locomotion::TrotSpec>),
 }
 
 /// A force (N, world axes) applied at the origin of a named body's frame, active for
