@@ -17,12 +17,9 @@
 
 use std::path::{Path, PathBuf};
 
-use nalgebra::{Isometry3, Vector3};
+use nalgebra::Vector3;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-
-use super::contact::{contact_frame, Contact};
-use super::shape::{Core, Shape};
 
 /// Largest number of samples a height field may hold (refused above: 128 MB of heights).
 pub const MAX_SAMPLES: usize = 16_000_000;
@@ -370,7 +367,12 @@ impl HeightField {
     /// The contact of a sphere of `radius` centred at `c` (local frame) when its signed
     /// distance is at most `reach − radius`; `None` when farther or when `c` is outside
     /// the footprint.
-    fn sphere_contact(&self, c: &Vector3<f64>, radius: f64, reach: f64) -> Option<LocalContact> {
+    pub(crate) fn sphere_contact(
+        &self,
+        c: &Vector3<f64>,
+        radius: f64,
+        reach: f64,
+    ) -> Option<LocalContact> {
         let surface = self.height_at(c.x, c.y)?;
         let below = c.z < surface;
         let vertical = (c.z - surface).abs();
@@ -398,10 +400,10 @@ impl HeightField {
 
 /// A contact in the height field's frame.
 #[derive(Debug, Clone, Copy)]
-struct LocalContact {
-    surface_point: Vector3<f64>,
-    normal: Vector3<f64>,
-    distance: f64,
+pub(crate) struct LocalContact {
+    pub(crate) surface_point: Vector3<f64>,
+    pub(crate) normal: Vector3<f64>,
+    pub(crate) distance: f64,
 }
 
 /// ContactBench's bumpy ground (module docs).
@@ -489,61 +491,6 @@ fn closest_on_triangle(
     }
     let denominator = 1.0 / (va + vb + vc);
     a + ab * (vb * denominator) + ac * (vc * denominator)
-}
-
-/// The contact of a height field (A, at `pose_a`) with a shape B: a sphere (point core)
-/// or a box (its deepest corner); `reach` is the largest core distance of interest
-/// (margin plus the radii; infinite for a distance query). `None` when B is farther or
-/// outside the footprint; `Err` names a shape the height field does not handle.
-pub(crate) fn heightfield_contact(
-    field: &HeightField,
-    pose_a: &Isometry3<f64>,
-    b: &Shape,
-    pose_b: &Isometry3<f64>,
-    reach: f64,
-) -> Result<Option<Contact>, &'static str> {
-    let corners: Vec<Vector3<f64>> = match &b.core {
-        Core::Point => vec![Vector3::zeros()],
-        Core::Cuboid { half_extents } => (0..8)
-            .map(|k| {
-                let s = |bit: usize| if k & bit == 0 { -1.0 } else { 1.0 };
-                half_extents.component_mul(&Vector3::new(s(1), s(2), s(4)))
-            })
-            .collect(),
-        Core::Segment { .. } => return Err("capsule"),
-        Core::Cylinder { .. } => return Err("cylinder"),
-        Core::Cone { .. } => return Err("cone"),
-        Core::Ellipsoid { .. } => return Err("ellipsoid"),
-        Core::Hull(_) => return Err("convex hull"),
-        Core::Halfspace { .. } => return Err("halfspace"),
-        Core::HeightField(_) => return Err("height field"),
-    };
-    let mut deepest: Option<LocalContact> = None;
-    for corner in &corners {
-        let world = pose_b.transform_point(&(*corner).into());
-        let local = pose_a.inverse_transform_point(&world).coords;
-        let found = field.sphere_contact(&local, b.radius, reach);
-        if let Some(c) = found {
-            if deepest.is_none_or(|d| c.distance < d.distance) {
-                deepest = Some(c);
-            }
-        }
-    }
-    Ok(deepest.map(|c| {
-        let normal = pose_a.rotation * c.normal;
-        let point_a = pose_a.transform_point(&c.surface_point.into()).coords;
-        Contact {
-            point_a,
-            point_b: point_a + normal * c.distance,
-            normal,
-            distance: c.distance,
-            frame: contact_frame(&normal),
-            converged: true,
-            gjk_iterations: 0,
-            epa_iterations: 0,
-            warm_start: Vector3::zeros(),
-        }
-    }))
 }
 
 /// Heights of a 2-D `.npy` array (`(rows, columns, heights)`).
