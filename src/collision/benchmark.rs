@@ -89,7 +89,7 @@ pub fn bounding_radius(shape: &Shape) -> f64 {
         } => radius.hypot(*half_length),
         Core::Ellipsoid { radii } => radii.max(),
         Core::Hull(hull) => hull.vertices().iter().fold(0.0_f64, |m, v| m.max(v.norm())),
-        Core::Halfspace { .. } => f64::INFINITY,
+        Core::Halfspace { .. } | Core::HeightField(_) => f64::INFINITY,
     };
     core + shape.radius
 }

@@ -36,9 +36,9 @@ impl Aabb {
 }
 
 /// The exact world bounding box of a bounded shape (support in ±x, ±y, ±z, plus the
-/// inflation radius); `None` for a halfspace.
+/// inflation radius); `None` for a halfspace or a height field.
 pub fn world_aabb(shape: &Shape, pose: &Isometry3<f64>) -> Option<Aabb> {
-    if shape.is_halfspace() {
+    if shape.is_terrain() {
         return None;
     }
     let mut min = Vector3::zeros();
@@ -101,8 +101,8 @@ impl PairFilter {
 }
 
 /// Candidate pairs `(i, j)`, `i < j`, whose boxes (grown by `margin`) overlap, by
-/// sweep-and-prune; `boxes[i] = None` marks a halfspace, tested against every box it may
-/// reach. `planes[i]` is the halfspace's world `(normal, offset)` for those.
+/// sweep-and-prune; `boxes[i] = None` marks a halfspace or a height field, tested against every box it may
+/// reach. `planes[i]` is its world `(normal, offset)` (a height field's top plane).
 pub fn candidate_pairs(
     boxes: &[Option<Aabb>],
     planes: &[Option<(Vector3<f64>, f64)>],
@@ -162,9 +162,14 @@ fn sweep_axis(boxes: &[(usize, Aabb)]) -> usize {
     var.imax()
 }
 
-/// World `(normal, offset)` of a halfspace shape placed at `pose`.
+/// World `(normal, offset)` of a halfspace shape placed at `pose`; for a height field,
+/// the plane of its highest sample (every surface point lies below it).
 pub fn world_plane(shape: &Shape, pose: &Isometry3<f64>) -> Option<(Vector3<f64>, f64)> {
     match &shape.core {
+        Core::HeightField(field) => {
+            let n = pose.rotation * Vector3::z();
+            Some((n, n.dot(&pose.translation.vector) + field.height_range().1))
+        }
         Core::Halfspace { normal, offset } => {
             let n = pose.rotation * normal;
             let p = pose.transform_point(&(normal * *offset).into()).coords;

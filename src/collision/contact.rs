@@ -10,6 +10,7 @@ use nalgebra::{Isometry3, Matrix3, Rotation3, Vector3};
 use super::epa::{epa, EpaResult, EpaSettings};
 use super::error::CollisionError;
 use super::gjk::{gjk, GjkQuery, GjkResult, GjkSettings, MinkowskiDifference};
+use super::heightfield::{HeightField, LocalContact};
 use super::shape::{Core, Shape};
 use super::simplex::Simplex;
 use super::support::SupportMap;
@@ -173,6 +174,13 @@ fn query(
         (Core::Halfspace { .. }, Core::Halfspace { .. }) => Err(CollisionError::UnsupportedPair(
             "halfspace against halfspace".to_string(),
         )),
+        (Core::HeightField(field), _) => {
+            heightfield_query(field, pose_a, b, pose_b, gjk_settings.query, a.radius)
+        }
+        (_, Core::HeightField(field)) => {
+            heightfield_query(field, pose_b, a, pose_a, gjk_settings.query, b.radius)
+                .map(|c| c.map(swapped))
+        }
         (Core::Halfspace { normal, offset }, _) => Ok(Some(halfspace_contact(
             normal, *offset, a.radius, pose_a, b, pose_b,
         ))),
@@ -189,6 +197,36 @@ fn query(
             epa_settings,
             warm_start,
         )),
+    }
+}
+
+/// A height field (at `pose_f`, inflated by `field_radius`) against B: within the
+/// collision threshold, or whatever the distance for a distance query (an error then when
+/// B is outside the field's footprint, which has no distance).
+fn heightfield_query(
+    field: &HeightField,
+    pose_f: &Isometry3<f64>,
+    b: &Shape,
+    pose_b: &Isometry3<f64>,
+    query: GjkQuery,
+    field_radius: f64,
+) -> Result<Option<Contact>, CollisionError> {
+    let reach = match query {
+        GjkQuery::Collision { threshold } => threshold - field_radius,
+        GjkQuery::Distance => f64::INFINITY,
+    };
+    let found = heightfield_contact(field, pose_f, b, pose_b, reach).map_err(|core| {
+        CollisionError::UnsupportedPair(format!("height field against a {core}"))
+    })?;
+    match (found, query) {
+        (None, GjkQuery::Distance) => Err(CollisionError::UnsupportedPair(
+            "a shape outside the height field's footprint has no distance to it".to_string(),
+        )),
+        (found, _) => Ok(found.map(|mut c| {
+            c.distance -= field_radius;
+            c.point_a += c.normal * field_radius;
+            c
+        })),
     }
 }
 
@@ -369,4 +407,59 @@ fn penetration_geometry(result: EpaResult, fallback_normal: &Vector3<f64>) -> Co
             epa_iterations: 0,
         },
     }
+}
+
+/// The contact of a height field (A, at `pose_a`) with a shape B: a sphere (point core)
+/// or a box (its deepest corner); `reach` is the largest core distance of interest
+/// (margin plus the radii; infinite for a distance query). `None` when B is farther or
+/// outside the footprint; `Err` names a shape the height field does not handle.
+fn heightfield_contact(
+    field: &HeightField,
+    pose_a: &Isometry3<f64>,
+    b: &Shape,
+    pose_b: &Isometry3<f64>,
+    reach: f64,
+) -> Result<Option<Contact>, &'static str> {
+    let corners: Vec<Vector3<f64>> = match &b.core {
+        Core::Point => vec![Vector3::zeros()],
+        Core::Cuboid { half_extents } => (0..8)
+            .map(|k| {
+                let s = |bit: usize| if k & bit == 0 { -1.0 } else { 1.0 };
+                half_extents.component_mul(&Vector3::new(s(1), s(2), s(4)))
+            })
+            .collect(),
+        Core::Segment { .. } => return Err("capsule"),
+        Core::Cylinder { .. } => return Err("cylinder"),
+        Core::Cone { .. } => return Err("cone"),
+        Core::Ellipsoid { .. } => return Err("ellipsoid"),
+        Core::Hull(_) => return Err("convex hull"),
+        Core::Halfspace { .. } => return Err("halfspace"),
+        Core::HeightField(_) => return Err("height field"),
+    };
+    let mut deepest: Option<LocalContact> = None;
+    for corner in &corners {
+        let world = pose_b.transform_point(&(*corner).into());
+        let local = pose_a.inverse_transform_point(&world).coords;
+        let found = field.sphere_contact(&local, b.radius, reach);
+        if let Some(c) = found {
+            if deepest.is_none_or(|d| c.distance < d.distance) {
+                deepest = Some(c);
+            }
+        }
+    }
+    Ok(deepest.map(|c| {
+        let normal = pose_a.rotation * c.normal;
+        let point_a = pose_a.transform_point(&c.surface_point.into()).coords;
+        Contact {
+            point_a,
+            point_b: point_a + normal * c.distance,
+            normal,
+            distance: c.distance,
+            frame: contact_frame(&normal),
+            converged: true,
+            gjk_iterations: 0,
+            epa_iterations: 0,
+            warm_start: Vector3::zeros(),
+        }
+    }))
 }

@@ -92,12 +92,13 @@ struct Sweep {
 impl ContactDetector {
     /// A detector for the scene's objects, given as their shapes and owner ids (e.g. the
     /// joint carrying each), and the pairs `(a, b)`, `a < b`, that `filter` accepts
-    /// (halfspace-halfspace pairs are left out: they have no narrow phase).
+    /// (pairs of two ground shapes, halfspaces or height fields, are left out: they have
+    /// no narrow phase).
     pub fn new(objects: Vec<(Shape, usize)>, filter: &PairFilter) -> Self {
         let mut pairs = Vec::new();
         for (i, (si, oi)) in objects.iter().enumerate() {
             for (j, (sj, oj)) in objects.iter().enumerate().skip(i + 1) {
-                if filter.accepts(i, j, *oi, *oj) && !(si.is_halfspace() && sj.is_halfspace()) {
+                if filter.accepts(i, j, *oi, *oj) && !(si.is_terrain() && sj.is_terrain()) {
                     pairs.push((i, j));
                 }
             }

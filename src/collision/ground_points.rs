@@ -35,8 +35,8 @@ pub struct GroundPoint {
     pub radius: f64,
 }
 
-/// The points through which `shape` rests on a plane (module docs); empty for a
-/// halfspace.
+/// The points through which `shape` rests on a plane (module docs); empty for the
+/// ground's own shapes (a halfspace, a height field).
 pub fn ground_points(shape: &Shape) -> Vec<GroundPoint> {
     let centres = match &shape.core {
         Core::Point => vec![Vector3::zeros()],
@@ -64,7 +64,7 @@ pub fn ground_points(shape: &Shape) -> Vec<GroundPoint> {
         Core::Ellipsoid { .. } => extreme_points(shape),
         Core::Hull(hull) if hull.vertices().len() <= MAX_HULL_POINTS => hull.vertices().to_vec(),
         Core::Hull(_) => extreme_points(shape),
-        Core::Halfspace { .. } => Vec::new(),
+        Core::Halfspace { .. } | Core::HeightField(_) => Vec::new(),
     };
     centres
         .into_iter()

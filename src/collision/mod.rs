@@ -4,6 +4,8 @@
 //! - [`shape`]: convex shapes as a core plus an inflation radius (swept sphere).
 //! - [`support`]: the [`SupportMap`] trait.
 //! - [`mesh`]: STL reading and convex hulls with hill-climbing support.
+//! - [`heightfield`]: terrain as a grid of heights (triangulated cells), its contacts
+//!   with spheres and boxes.
 //! - [`gjk`]: GJK as fully-corrective Frank-Wolfe, with Polyak / Nesterov momentum
 //!   (GJK++, Alg. 4, 6, 7 and eq. 32).
 //! - [`epa`]: penetration depth and normal.
@@ -29,6 +31,7 @@ pub mod error;
 pub mod frank_wolfe;
 pub mod gjk;
 pub mod ground_points;
+pub mod heightfield;
 pub mod mesh;
 pub mod nesmino;
 pub mod projection;
@@ -50,6 +53,7 @@ pub use epa::{EpaResult, EpaSettings};
 pub use error::CollisionError;
 pub use gjk::{GjkQuery, GjkResult, GjkSettings, GjkVariant, MomentumSchedule, SeparationStop};
 pub use ground_points::{ground_points, GroundPoint};
+pub use heightfield::{HeightField, HeightFieldError};
 pub use mesh::ConvexHull;
 pub use scene::{
     detect_contacts, detect_contacts_warm, CollisionObject, PairContact, WarmStartCache,

@@ -23,6 +23,7 @@ pub fn core_name(core: &Core) -> &'static str {
         Core::Ellipsoid { .. } => "ellipsoid",
         Core::Hull(_) => "convex hull",
         Core::Halfspace { .. } => "halfspace",
+        Core::HeightField(_) => "height field",
     }
 }
 

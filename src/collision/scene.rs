@@ -104,7 +104,7 @@ pub fn detect_contacts_warm(
         if !filter.accepts(i, j, oi.owner, oj.owner) {
             continue;
         }
-        if oi.shape.is_halfspace() && oj.shape.is_halfspace() {
+        if oi.shape.is_terrain() && oj.shape.is_terrain() {
             continue;
         }
         let warm = cache.directions.get(&(i, j)).copied();

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use nalgebra::Vector3;
 
 use super::error::CollisionError;
+use super::heightfield::HeightField;
 use super::mesh::ConvexHull;
 use super::support::SupportMap;
 
@@ -53,6 +54,9 @@ pub enum Core {
         /// Offset along the normal (m).
         offset: f64,
     },
+    /// A height field (terrain): not convex and not a support map; pairs with it are
+    /// handled directly (closest triangle point, [`super::heightfield`]).
+    HeightField(Arc<HeightField>),
 }
 
 /// A convex shape: a [`Core`] inflated by `radius` (the Minkowski sum with a ball).
@@ -170,6 +174,14 @@ impl Shape {
         })
     }
 
+    /// A height field (terrain) in its frame.
+    pub fn heightfield(field: Arc<HeightField>) -> Self {
+        Self {
+            core: Core::HeightField(field),
+            radius: 0.0,
+        }
+    }
+
     /// This shape inflated by `extra` more metres (swept sphere).
     pub fn inflated(mut self, extra: f64) -> Result<Self, CollisionError> {
         self.radius += check_length("inflation", extra)?;
@@ -179,6 +191,12 @@ impl Shape {
     /// True for the halfspace, which has no support function.
     pub fn is_halfspace(&self) -> bool {
         matches!(self.core, Core::Halfspace { .. })
+    }
+
+    /// True for the ground shapes without a bounding box: a halfspace or a height field
+    /// (pairs with them skip the box test; a height field culls its own cells).
+    pub fn is_terrain(&self) -> bool {
+        matches!(self.core, Core::Halfspace { .. } | Core::HeightField(_))
     }
 
     /// True when the core is strictly convex (GJK++ §III-B: normalization matters only
@@ -235,7 +253,8 @@ fn ellipsoid_support(radii: &Vector3<f64>, dir: &Vector3<f64>) -> Vector3<f64> {
 }
 
 impl SupportMap for Shape {
-    /// Support of the core only (the inflation radius is added by the callers).
+    /// Support of the core only (the inflation radius is added by the callers); a height
+    /// field, not convex, answers its origin (callers handle it directly).
     fn local_support(&self, dir: &Vector3<f64>) -> Vector3<f64> {
         let mut hint = usize::MAX;
         self.local_support_hinted(dir, &mut hint)
@@ -261,6 +280,7 @@ impl SupportMap for Shape {
             Core::Ellipsoid { radii } => ellipsoid_support(radii, dir),
             Core::Hull(hull) => hull.local_support_hinted(dir, hint),
             Core::Halfspace { normal, offset } => normal * *offset,
+            Core::HeightField(_) => Vector3::zeros(),
         }
     }
 }

@@ -5,6 +5,7 @@ pub mod controllers;
 pub mod export;
 pub mod factory;
 pub mod interrupt;
+pub mod locomotion;
 pub mod output;
 pub mod recorder;
 pub mod runner;

@@ -151,6 +151,7 @@ pub fn drive(
         dt: scenario.simulation.dt,
         q_names: sim.world().q_names(),
         v_names: sim.world().v_names(),
+        task: sim.world().trot.is_some(),
     })?;
     let first = match sim.initial_record() {
         Ok(first) => first,

@@ -307,6 +307,7 @@ impl Simulator {
             converged: true,
             collision_failures: 0,
             timings: StageTimings::default(),
+            task: self.buffers.actuation.trot.as_ref().map(|t| t.record),
         })
     }
 
@@ -397,8 +398,11 @@ impl Simulator {
         }
         let b = &mut self.buffers;
         self.world.actuation(
+            self.step,
+            self.params.dt,
             &self.q,
             &self.v,
+            &self.data,
             &mut self.mass,
             &mut b.actuation,
             &mut b.tau,
@@ -636,6 +640,7 @@ impl Simulator {
             converged,
             collision_failures: self.collision.not_converged(),
             timings: self.timings,
+            task: self.buffers.actuation.trot.as_ref().map(|t| t.record),
         })
     }
 

@@ -18,7 +18,7 @@ use thiserror::Error;
 use super::recorder::StepRecord;
 use super::step::{Simulator, StepError};
 use super::world::{Role, World};
-use crate::collision::{contact, contact_frame, ContactSettings, Core, Shape};
+use crate::collision::{contact, contact_frame, ContactSettings, Core, HeightField, Shape};
 use crate::dynamics::{self, Data, DynamicsError};
 
 /// Segments of the circles of tessellated spheres, cylinders and capsules.
@@ -329,6 +329,41 @@ fn shape_mesh(shape: &Shape) -> Mesh {
             triangles: hull.faces().to_vec(),
         },
         Core::Halfspace { .. } => cuboid(&Vector3::new(2.0, 2.0, 0.0)),
+        Core::HeightField(field) => terrain_mesh(field),
+    }
+}
+
+/// Most samples per side of a height field's drawn mesh: a larger field is drawn at a
+/// coarser stride (the collision stage still uses every sample).
+const TERRAIN_SAMPLES_PER_SIDE: usize = 256;
+
+/// The surface of a height field as a grid of triangles, at most
+/// [`TERRAIN_SAMPLES_PER_SIDE`] samples per side.
+fn terrain_mesh(field: &HeightField) -> Mesh {
+    let (nx, ny) = field.counts();
+    let stride = nx.max(ny).div_ceil(TERRAIN_SAMPLES_PER_SIDE).max(1);
+    let [x0, y0, x1, y1] = field.footprint();
+    let (mx, my) = ((nx - 1).div_ceil(stride) + 1, (ny - 1).div_ceil(stride) + 1);
+    let step = field.spacing() * stride as f64;
+    let mut positions = Vec::with_capacity(mx * my);
+    for j in 0..my {
+        for i in 0..mx {
+            let x = (x0 + i as f64 * step).min(x1);
+            let y = (y0 + j as f64 * step).min(y1);
+            positions.push(Vector3::new(x, y, field.height_at(x, y).unwrap_or(0.0)));
+        }
+    }
+    let mut triangles = Vec::with_capacity(2 * (mx - 1) * (my - 1));
+    for j in 0..my - 1 {
+        for i in 0..mx - 1 {
+            let k = |a: usize, b: usize| ((j + b) * mx + i + a) as u32;
+            triangles.push([k(0, 0), k(1, 0), k(1, 1)]);
+            triangles.push([k(0, 0), k(1, 1), k(0, 1)]);
+        }
+    }
+    Mesh {
+        positions,
+        triangles,
     }
 }
 

@@ -15,14 +15,20 @@
 //!   meshes); no self-collision.
 
 use std::collections::HashSet;
+use std::path::Path;
+use std::sync::Arc;
 
 use nalgebra::{DVector, Isometry3, Quaternion, Translation3, UnitQuaternion, Vector3, Vector6};
 
 use super::controllers::offset_target;
+use super::locomotion::{TrotController, TrotState};
 use super::scenario::{
     Actuation, ExternalForce, Pose, RobotRoot, RobotSource, Scenario, ScenarioError, ShapeSpec,
+    TerrainFormula,
 };
-use crate::collision::{ground_points, shape_from_geometry, PairFilter, Shape};
+use crate::collision::{
+    ground_points, shape_from_geometry, Core, HeightField, HeightFieldError, PairFilter, Shape,
+};
 use crate::dynamics::{self, Data, DynamicsError, MassLtdl};
 use crate::model::{robots, FreeBodiesBuilder, GeometryShape, JointKind, Model, RootJoint};
 
@@ -92,6 +98,8 @@ pub struct World {
     pub v0: DVector<f64>,
     /// The PD controller, when actuated.
     pub pd: Option<PdController>,
+    /// The trot controller, when the scenario walks.
+    pub trot: Option<TrotController>,
     /// Velocity indices driven by the PD (the robot's joints, not free flyers).
     pub actuated: Vec<usize>,
     /// The joint of each external force of the scenario, in order.
@@ -161,10 +169,14 @@ impl World {
                 name: "ground".into(),
                 joint: 0,
                 placement: Isometry3::identity(),
-                shape: Shape::halfspace(Vector3::z(), 0.0)
-                    .map_err(|e| scenario.invalid("world.ground", e.to_string()))?,
+                shape: ground_shape(scenario)?,
                 role: Role::Ground,
             });
+        } else if scenario.world.terrain.is_some() {
+            return Err(scenario.invalid(
+                "world.terrain",
+                "a terrain replaces the ground: it needs `ground: true`",
+            ));
         }
         if has_robot {
             add_robot_objects(scenario, &model, robot_joints, &mut objects)?;
@@ -193,7 +205,7 @@ impl World {
             .map(|j| j.idx_v)
             .collect();
         let pd = match &scenario.actuation {
-            Actuation::None => None,
+            Actuation::None | Actuation::Trot(_) => None,
             Actuation::Pd {
                 kp,
                 kd,
@@ -210,6 +222,13 @@ impl World {
                 kd: *kd,
                 inertia_scaled: *inertia_scaled,
             }),
+        };
+        let trot = match &scenario.actuation {
+            Actuation::Trot(spec) => Some(
+                TrotController::new(&model, (**spec).clone(), &q0)
+                    .map_err(|e| scenario.invalid("actuation.trot", e))?,
+            ),
+            _ => None,
         };
         let force_joints = scenario
             .external_forces
@@ -237,6 +256,7 @@ impl World {
             q0,
             v0,
             pd,
+            trot,
             actuated,
             force_joints,
             base_joint,
@@ -320,21 +340,31 @@ impl World {
         ActuationWorkspace {
             error: DVector::zeros(nv),
             inverse_diagonal: vec![0.0; nv],
+            trot: self.trot.as_ref().map(|t| t.state(nv)),
         }
     }
 
-    /// Joint torques of the PD into `tau` (`nv`): `τ = K_p (q_ref ⊖ q) − K_d v` on the
-    /// actuated joints, scaled by the apparent inertias `1 / (M⁻¹)_jj` when asked, read
-    /// from the LTDL factor `mass` of `M(q)` without inverting `M`. No allocation.
+    /// Joint torques into `tau` (`nv`) at step `step` of `dt`: the trot's
+    /// ([`TrotController::torques`], needing the joint placements of `data` at `q`), or the
+    /// PD's `τ = K_p (q_ref ⊖ q) − K_d v` on the actuated joints, scaled by the apparent
+    /// inertias `1 / (M⁻¹)_jj` when asked, read from the LTDL factor `mass` of `M(q)`
+    /// without inverting `M` (no allocation).
+    #[allow(clippy::too_many_arguments)]
     pub fn actuation(
         &self,
+        step: usize,
+        dt: f64,
         q: &DVector<f64>,
         v: &DVector<f64>,
+        data: &Data,
         mass: &mut MassLtdl,
         work: &mut ActuationWorkspace,
         tau: &mut DVector<f64>,
     ) -> Result<(), DynamicsError> {
         tau.fill(0.0);
+        if let (Some(trot), Some(state)) = (&self.trot, work.trot.as_mut()) {
+            return trot.torques(step, dt, q, v, &self.model, data, state, tau);
+        }
         let Some(pd) = &self.pd else {
             return Ok(());
         };
@@ -377,6 +407,55 @@ impl World {
 pub struct ActuationWorkspace {
     error: DVector<f64>,
     inverse_diagonal: Vec<f64>,
+    /// The trot's state, when the world walks.
+    pub trot: Option<TrotState>,
+}
+
+/// The ground: the terrain's height field when the scenario gives one, else the
+/// halfspace `z ≤ 0`.
+fn ground_shape(scenario: &Scenario) -> Result<Shape, ScenarioError> {
+    let Some(terrain) = &scenario.world.terrain else {
+        return Shape::halfspace(Vector3::z(), 0.0)
+            .map_err(|e| scenario.invalid("world.ground", e.to_string()));
+    };
+    let spec = &terrain.heightfield;
+    let base = scenario.source.parent().unwrap_or(Path::new(""));
+    let prefix = "world.terrain.heightfield";
+    let field = match (&spec.file, &spec.formula, &spec.roughness) {
+        (Some(file), None, None) => {
+            HeightField::from_file(&base.join(file), spec.spacing, spec.origin)
+        }
+        (None, Some(TerrainFormula::Contactbench), None) => {
+            HeightField::contactbench(spec.size, spec.spacing)
+        }
+        (None, None, Some(r)) => {
+            HeightField::roughness(spec.size, spec.spacing, r.amplitude, r.wavelength, r.seed)
+        }
+        _ => {
+            return Err(
+                scenario.invalid(prefix, "give exactly one of `file`, `formula`, `roughness`")
+            )
+        }
+    }
+    .map_err(|e| {
+        let at = match &e {
+            HeightFieldError::Parameter { field, .. } => match *field {
+                "amplitude" | "wavelength" => format!("{prefix}.roughness.{field}"),
+                "origin.x" | "origin.y" => format!("{prefix}.origin"),
+                other => format!("{prefix}.{other}"),
+            },
+            HeightFieldError::NonFinite { .. }
+            | HeightFieldError::Size { .. }
+            | HeightFieldError::File { .. }
+                if spec.file.is_some() =>
+            {
+                format!("{prefix}.file")
+            }
+            _ => prefix.to_string(),
+        };
+        scenario.invalid(&at, e.to_string())
+    })?;
+    Ok(Shape::heightfield(Arc::new(field)))
 }
 
 /// Moves a fixed-base robot's root (everything welded to the world) to `pose`.
@@ -642,7 +721,9 @@ fn initial_state(
     Ok(Start { q, v, reference })
 }
 
-/// Height (m) of the lowest point of the robot's contact spheres and ground points at `q`.
+/// Height (m) of the lowest point of the robot's contact spheres and ground points at `q`
+/// over the ground under each (the terrain's surface at the point's centre, `z = 0` without
+/// terrain or outside its footprint).
 fn lowest_sphere_height(
     model: &Model,
     q: &DVector<f64>,
@@ -650,9 +731,20 @@ fn lowest_sphere_height(
 ) -> Result<Option<f64>, DynamicsError> {
     let mut data = Data::new(model);
     dynamics::forward_kinematics(model, &mut data, q)?;
+    let terrain = objects.iter().find_map(|o| match &o.shape.core {
+        Core::HeightField(field) if o.role == Role::Ground => Some(field.clone()),
+        _ => None,
+    });
     Ok(objects
         .iter()
         .filter(|o| matches!(o.role, Role::RobotSphere | Role::RobotGroundPoint))
-        .map(|o| (data.omi[o.joint] * o.placement).translation.vector.z - o.shape.radius)
+        .map(|o| {
+            let centre = (data.omi[o.joint] * o.placement).translation.vector;
+            let ground = terrain
+                .as_ref()
+                .and_then(|f| f.height_at(centre.x, centre.y))
+                .unwrap_or(0.0);
+            centre.z - o.shape.radius - ground
+        })
         .reduce(f64::min))
 }

@@ -10,6 +10,7 @@ mod degenerate;
 mod detector;
 mod exact;
 mod gjk;
+mod heightfield;
 mod scene;
 mod smoothing;
 mod vs_parry;

@@ -58,6 +58,7 @@ fn free_fall(scenario: &Scenario, spec: &dyn SolverFactory) -> Result<RunRecord,
                 converged: true,
                 collision_failures: 0,
                 timings: Default::default(),
+                task: None,
             }
         })
         .collect();
@@ -67,6 +68,7 @@ fn free_fall(scenario: &Scenario, spec: &dyn SolverFactory) -> Result<RunRecord,
         dt,
         q_names: vec!["x".into(), "y".into(), "z".into()],
         v_names: vec!["vx".into(), "vy".into(), "vz".into()],
+        task: false,
         steps,
         failure: None,
         analytical_energy: Some(vec![9.81; 11]),

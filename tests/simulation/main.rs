@@ -3,6 +3,7 @@
 
 mod batch;
 mod cli;
+mod locomotion;
 mod non_finite_records;
 mod physics;
 mod robot_geometry;

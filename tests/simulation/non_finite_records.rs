@@ -47,6 +47,7 @@ fn step(k: usize, ncp: f64, contacts: usize) -> StepRecord {
         converged: contacts == 0,
         collision_failures: 0,
         timings: Default::default(),
+        task: None,
     }
 }
 

@@ -49,6 +49,7 @@ fn offset_record(scenario: &Scenario, spec: &dyn SolverFactory) -> Result<RunRec
                 converged: true,
                 collision_failures: 0,
                 timings: Default::default(),
+                task: None,
             }
         })
         .collect();

@@ -52,10 +52,10 @@ pub fn support_hessian(
     method: &HessianMethod,
     stream: u64,
 ) -> Result<Matrix3<f64>, SmoothingError> {
-    if shape.is_halfspace() {
+    if shape.is_terrain() {
         return Err(CollisionError::UnsupportedShape {
             algorithm: "the 1st-order estimators",
-            core: "halfspace",
+            core: core_name(&shape.core),
         }
         .into());
     }
@@ -88,6 +88,7 @@ pub fn core_name(core: &Core) -> &'static str {
         Core::Ellipsoid { .. } => "ellipsoid",
         Core::Hull(_) => "convex hull",
         Core::Halfspace { .. } => "halfspace",
+        Core::HeightField(_) => "height field",
     }
 }
 

@@ -200,6 +200,9 @@ pub fn step_column_names(header: &RunHeader) -> Vec<String> {
         ])
         .map(|s| s.to_string()),
     );
+    if header.task {
+        names.extend(columns::TASK.iter().map(|s| s.to_string()));
+    }
     names
 }
 
@@ -260,6 +263,21 @@ pub fn step_cells(s: &StepRecord, analytical: Option<f64>) -> Vec<Cell> {
     ));
     row.push(Cell::Int(s.collision_failures as i64));
     row.push(Cell::Text(s.status.clone()));
+    if let Some(t) = &s.task {
+        row.extend(
+            [
+                t.target_velocity[0],
+                t.target_velocity[1],
+                t.base_velocity[0],
+                t.base_velocity[1],
+                t.distance,
+            ]
+            .map(Cell::Float),
+        );
+        row.push(Cell::Int(i64::from(t.fallen)));
+        row.push(Cell::Int(i64::from(t.qp_solved)));
+        row.push(Cell::Float(t.qp_time));
+    }
     row
 }
 

@@ -74,6 +74,20 @@ pub mod columns {
     pub const SOLVER_STATUS: &str = "solver_status";
     /// Collision queries of the step that hit their iteration cap.
     pub const COLLISION_FAILURES: &str = "collision_failures";
+    /// A walking task's columns (after `status`, only for runs with a trot controller):
+    /// target and actual base velocity (m/s, world), distance from the start (m), fallen
+    /// (base out of its height or tilt band, 0/1, kept once set), force QP solved (0/1)
+    /// and its wall time (s).
+    pub const TASK: [&str; 8] = [
+        "target_vx_m_s",
+        "target_vy_m_s",
+        "base_vx_m_s",
+        "base_vy_m_s",
+        "distance_m",
+        "fallen",
+        "controller_qp_solved",
+        "controller_qp_time_s",
+    ];
     /// The status in words.
     pub const STATUS: &str = "status";
     /// `contacts.csv`: index of the contact within its step.
@@ -159,6 +173,8 @@ pub struct StepRecord {
     pub collision_failures: usize,
     /// Wall time per stage.
     pub timings: StageTimings,
+    /// The walking controller's last tick, when the scenario walks.
+    pub task: Option<crate::simulation::locomotion::TrotRecord>,
 }
 
 /// What is known of a run before its first step.
@@ -174,6 +190,8 @@ pub struct RunHeader {
     pub q_names: Vec<String>,
     /// Names of the velocity coordinates (`nv`).
     pub v_names: Vec<String>,
+    /// The run has a walking task (its columns, [`columns::TASK`]).
+    pub task: bool,
 }
 
 /// Where a run's steps go as they are computed.
@@ -208,6 +226,8 @@ pub struct RunRecord {
     pub q_names: Vec<String>,
     /// Names of the velocity coordinates (`nv`).
     pub v_names: Vec<String>,
+    /// The run has a walking task.
+    pub task: bool,
     /// The steps, from the initial state on.
     pub steps: Vec<StepRecord>,
     /// Why the run stopped early, if it did.
@@ -225,6 +245,7 @@ impl Recorder for RunRecord {
         self.dt = header.dt;
         self.q_names = header.q_names;
         self.v_names = header.v_names;
+        self.task = header.task;
         Ok(())
     }
 
@@ -251,6 +272,7 @@ impl RunRecord {
             dt: self.dt,
             q_names: self.q_names.clone(),
             v_names: self.v_names.clone(),
+            task: self.task,
         }
     }
 

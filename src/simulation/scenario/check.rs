@@ -167,6 +167,11 @@ impl Scenario {
                 ));
             }
         }
+        if let Actuation::Trot(spec) = &self.actuation {
+            if let Some((field, message)) = spec.check() {
+                return Err(invalid(format!("actuation.trot.{field}"), message));
+            }
+        }
         Ok(())
     }
 

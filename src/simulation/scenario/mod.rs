@@ -41,8 +41,9 @@ pub use check::{
 };
 pub use schema::{
     Actuation, Analytical, BodySpec, BodyState, Columns, ContactSphere, ExternalForce,
-    ForceProfile, Generated, InitialState, Pose, Pyramid, RobotCollision, RobotRoot, RobotSource,
-    Scenario, ShapeSpec, SimulationSpec, SolverEntry, StepMetrics, UrdfRobot, WorldSpec,
+    ForceProfile, Generated, HeightFieldSpec, InitialState, Pose, Pyramid, RobotCollision,
+    RobotRoot, RobotSource, Roughness, Scenario, ShapeSpec, SimulationSpec, SolverEntry,
+    StepMetrics, Terrain, TerrainFormula, UrdfRobot, WorldSpec,
 };
 pub use yaml::locate;
 

@@ -90,6 +90,9 @@ pub struct WorldSpec {
     /// A ground plane `z = 0`. Default `true`.
     #[serde(default = "default_true")]
     pub ground: bool,
+    /// A terrain replacing the ground plane (`ground` must then stay `true`). Default none.
+    #[serde(default)]
+    pub terrain: Option<Terrain>,
     /// Friction coefficient `μ` of every contact. Default `0.5`.
     #[serde(default = "default_friction")]
     pub friction: f64,
@@ -107,6 +110,69 @@ fn default_true() -> bool {
 
 fn default_friction() -> f64 {
     0.5
+}
+
+/// A terrain: for now a height field.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Terrain {
+    /// A grid of heights (`collision::heightfield`).
+    pub heightfield: HeightFieldSpec,
+}
+
+/// Where a height field's heights come from: exactly one of `file`, `formula`,
+/// `roughness`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HeightFieldSpec {
+    /// Grid spacing (m). Default `0.02`.
+    #[serde(default = "default_spacing")]
+    pub spacing: f64,
+    /// Extent along x and y of a formula or roughness grid, centred on the origin (m).
+    /// Default `[10, 10]`.
+    #[serde(default = "default_terrain_size")]
+    pub size: [f64; 2],
+    /// Position of a file's first sample (m). Default: the grid centred on the origin.
+    #[serde(default)]
+    pub origin: Option<[f64; 2]>,
+    /// Heights from a CSV or `.npy` file (relative to the scenario file's directory).
+    #[serde(default)]
+    pub file: Option<PathBuf>,
+    /// Heights from a named formula.
+    #[serde(default)]
+    pub formula: Option<TerrainFormula>,
+    /// Heights from a seeded random roughness.
+    #[serde(default)]
+    pub roughness: Option<Roughness>,
+}
+
+/// A named terrain formula.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TerrainFormula {
+    /// ContactBench's bumpy ground `z = sin(30x)/5 + cos(30y²)/20 + sin(50xy)/10`.
+    Contactbench,
+}
+
+/// Seeded random roughness: `|z| ≤ amplitude`, bumps about `wavelength` wide.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Roughness {
+    /// Largest height (m).
+    pub amplitude: f64,
+    /// Pitch of the random lattice (m).
+    pub wavelength: f64,
+    /// Random seed. Default `0`.
+    #[serde(default)]
+    pub seed: u64,
+}
+
+fn default_spacing() -> f64 {
+    0.02
+}
+
+fn default_terrain_size() -> [f64; 2] {
+    [10.0, 10.0]
 }
 
 /// A built-in free-flying body.
@@ -369,6 +435,8 @@ pub enum Actuation {
         #[serde(default)]
         target_offsets: BTreeMap<String, f64>,
     },
+    /// A diagonal trot with a target base velocity ([`crate::simulation::locomotion`]).
+    Trot(Box<crate::simulation::locomotion::TrotSpec>),
 }
 
 /// A force (N, world axes) applied at the origin of a named body's frame, active for
