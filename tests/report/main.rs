@@ -1,5 +1,7 @@
-//! `contactbench paper`: the contact paper's and the collision papers' pages.
+//! `contactbench paper`: the contact paper's and the collision papers' pages; the figures they
+//! and `report` draw.
 
+mod figures;
 mod paper;
 mod paper_collision;
 
