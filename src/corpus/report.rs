@@ -501,12 +501,13 @@ pub fn csv(report: &CorpusReport) -> Result<Vec<u8>, CorpusError> {
 }
 
 /// Names of the files of a corpus report.
-pub const REPORT_FILES: [&str; 5] = [
+pub const REPORT_FILES: [&str; 6] = [
     "results.csv",
     "results.json",
     "report.md",
     "profile.png",
     "profile.svg",
+    "profile.pdf",
 ];
 
 /// Writes the report's files ([`REPORT_FILES`]) into `dir`, a new directory (a staging
@@ -524,7 +525,7 @@ pub fn write_report(report: &CorpusReport, dir: &Path) -> Result<(), CorpusError
     let title = format!(
         "Performance profile: {} problems, solved at {} ≤ {:e}",
         report.problems.len(),
-        report.criterion,
+        report.criterion.replace('_', " "),
         report.tolerance
     );
     plot_profile(&dir.join("profile"), &title, &report.solvers, &ratios)?;

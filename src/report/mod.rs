@@ -1,4 +1,4 @@
-//! Reports from recorded runs: plots (PNG and SVG, with plotters) and a Markdown summary
+//! Reports from recorded runs: plots (PNG, SVG and PDF, with plotters and resvg) and a Markdown summary
 //! that links them. A report reads a results directory only (its manifest and CSV
 //! files), never re-runs anything.
 
@@ -47,7 +47,7 @@ pub fn make_report(results: &Path) -> Result<PathBuf, ReportError> {
 
 /// Makes `results/report/`, an output nested in the results (which must carry
 /// contactbench's marker: a report is never written into a folder contactbench did not
-/// write): per scenario, the plots of [`plots::scenario_plots`] as PNG and SVG, and
+/// write): per scenario, the plots of [`plots::scenario_plots`] as PNG, SVG and PDF, and
 /// `report.md` with a summary table per scenario and links to the plots. `replace` says
 /// whether an earlier report of ours may be replaced. Returns the path of `report.md`.
 pub fn make_report_with(results: &Path, replace: Replace) -> Result<PathBuf, ReportError> {
@@ -69,7 +69,7 @@ pub fn make_report_with(results: &Path, replace: Replace) -> Result<PathBuf, Rep
         markdown.push_str(&tables::summary_table(&summaries));
         for (title, stem) in files {
             markdown.push_str(&format!(
-                "\n### {title}\n\n![{title}]({stem}.png) ([SVG]({stem}.svg))\n"
+                "\n### {title}\n\n![{title}]({stem}.png) ([SVG]({stem}.svg), [PDF]({stem}.pdf))\n"
             ));
         }
     }

@@ -1,15 +1,17 @@
-//! Plots of a scenario's runs (`contactbench report`), read in bounded memory: mechanical energy (as the
-//! difference from the analytical curve when there is one), base trajectory (top view
-//! with equal aspect, and height), NCP criterion on a log axis (only at steps with
-//! contacts), total normal contact force and solver-time box plots on a log axis. Drawn
-//! with [`super::chart`], so that every solver keeps its style.
+//! Plots of a scenario's runs (`contactbench report`), read in bounded memory: mechanical
+//! energy (as the difference from the analytical curve when there is one), base
+//! trajectory (top view with equal aspect, and height; none for a fixed-base robot;
+//! motion below 1 µm drawn flat and said to be round-off), the worst NCP criterion per
+//! time window on a log axis (only at steps with contacts), total normal contact force
+//! and solver-time box plots on a log axis. Drawn with [`super::chart`], so that every
+//! solver keeps its style.
 
 use std::path::Path;
 
-use super::axis::Scale;
+use super::axis::{format_value, Scale};
 use super::chart::{render, BoxChart, BoxGroup, BoxSpec, Curve, Figure, LineChart, Panel};
 use super::stream::{CsvRows, Decimator, Quantiles};
-use super::style::{label_style, ANALYTICAL};
+use super::style::label_style;
 use super::ReportError;
 use crate::simulation::output::RunEntry;
 use crate::simulation::recorder::columns;
@@ -178,37 +180,138 @@ fn labels(runs: &[&RunEntry]) -> Vec<String> {
         .collect()
 }
 
-/// The energy figure: `E − E_analytical` when the runs have an analytical curve (the
-/// gap is what matters; `E` itself is dominated by the potential energy), else `E`.
+/// The energy figure: `|E − E_analytical|` on a log axis when the runs have an analytical
+/// curve (the gap is what matters, and it spans decades between solvers that keep the
+/// energy to round-off and solvers that dissipate it; `E` itself is dominated by the
+/// potential energy; an exact zero is marked on the lower edge), else `E`.
 pub fn energy_chart(title: String, data: &[RunData]) -> LineChart {
     let has_analytical = data.iter().any(|d| !d.energy_gap.is_empty());
-    let curves = if has_analytical {
-        let span = data.first().and_then(|d| d.time_span);
-        data.iter()
-            .map(|d| Curve::new(d.label.clone(), d.energy_gap.clone()))
-            .chain(std::iter::once(Curve::styled(
-                "analytical (0)",
-                span.map(|(a, b)| vec![(a, 0.0), (b, 0.0)])
-                    .unwrap_or_default(),
-                ANALYTICAL,
-            )))
-            .collect()
+    if has_analytical {
+        let floor = ENERGY_ROUND_OFF * largest_energy(data);
+        LineChart {
+            title,
+            x_label: "time (s)".into(),
+            y_label: format!(
+                "|mechanical − analytical energy| (J), round-off below {}",
+                format_value(floor)
+            ),
+            y_scale: Scale::Log,
+            curves: data
+                .iter()
+                .map(|d| {
+                    let gap = d
+                        .energy_gap
+                        .iter()
+                        .map(|(t, e)| (*t, e.abs().max(floor)))
+                        .collect();
+                    Curve::new(d.label.clone(), gap)
+                })
+                .collect(),
+            ..Default::default()
+        }
     } else {
-        data.iter()
-            .map(|d| Curve::new(d.label.clone(), d.energy.clone()))
-            .collect()
-    };
-    LineChart {
-        title,
-        x_label: "time (s)".into(),
-        y_label: if has_analytical {
-            "E − E_analytical (J)".into()
-        } else {
-            "mechanical energy (J)".into()
-        },
-        curves,
-        ..Default::default()
+        LineChart {
+            title,
+            x_label: "time (s)".into(),
+            y_label: "mechanical energy (J)".into(),
+            curves: data
+                .iter()
+                .map(|d| Curve::new(d.label.clone(), d.energy.clone()))
+                .collect(),
+            ..Default::default()
+        }
     }
+}
+
+/// An energy gap below this fraction of the largest |E| is round-off: it is drawn at
+/// that floor rather than as a trajectory through the decades of round-off.
+const ENERGY_ROUND_OFF: f64 = 1e-10;
+
+/// The largest |mechanical energy| of the runs (J).
+fn largest_energy(data: &[RunData]) -> f64 {
+    data.iter()
+        .flat_map(|d| d.energy.iter().map(|p| p.1.abs()))
+        .filter(|e| e.is_finite())
+        .fold(0.0, f64::max)
+}
+
+/// The energy figure's title: what its axis shows.
+pub fn energy_title(scenario: &str, data: &[RunData]) -> String {
+    if data.iter().any(|d| !d.energy_gap.is_empty()) {
+        format!("{scenario}: energy error, |mechanical − analytical|")
+    } else {
+        format!("{scenario}: mechanical energy")
+    }
+}
+
+/// Base motion smaller than this (m) is below what a trajectory figure resolves: it is
+/// drawn flat and the panel says so.
+const STILL: f64 = 1e-6;
+/// Smallest span of a position axis (m), so that motion below [`STILL`] is not magnified.
+const POSITION_SPAN: f64 = 1e-3;
+
+/// Largest span of the coordinate `pick` over the runs' points (0 without points).
+fn largest_span(series: &[&[(f64, f64)]], pick: fn(&(f64, f64)) -> f64) -> f64 {
+    series
+        .iter()
+        .map(|points| {
+            let (lo, hi) = points
+                .iter()
+                .map(pick)
+                .filter(|v| v.is_finite())
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+                    (a.min(v), b.max(v))
+                });
+            if hi >= lo {
+                hi - lo
+            } else {
+                0.0
+            }
+        })
+        .fold(0.0, f64::max)
+}
+
+/// A fixed-base robot's runs record the base at the origin at every step: they have no
+/// base trajectory to draw.
+fn fixed_base(data: &[RunData]) -> bool {
+    data.iter().all(|d| {
+        d.top_view.iter().all(|p| p.0 == 0.0 && p.1 == 0.0) && d.height.iter().all(|p| p.1 == 0.0)
+    })
+}
+
+/// A panel title with a note when the motion it shows is below [`STILL`].
+fn still_note(title: &str, span: f64) -> String {
+    if span < STILL {
+        format!("{title} (moves by less than 1 µm: round-off, drawn flat)")
+    } else {
+        title.to_string()
+    }
+}
+
+/// Bins per run of the residual figure's envelope.
+const ENVELOPE_BINS: usize = 200;
+
+/// The largest value per bin of `bins` equal time bins (NaN, a gap, where a bin has no
+/// finite value): a residual that alternates between round-off and 1e-3 from one step to
+/// the next reads as its worst level, not as a solid band.
+fn upper_envelope(points: &[(f64, f64)], bins: usize) -> Vec<(f64, f64)> {
+    let finite_x = points.iter().map(|p| p.0).filter(|x| x.is_finite());
+    let (lo, hi) = finite_x.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
+        (a.min(x), b.max(x))
+    });
+    if !(hi > lo) || bins == 0 {
+        return points.to_vec();
+    }
+    let width = (hi - lo) / bins as f64;
+    let mut top: Vec<Option<f64>> = vec![None; bins];
+    for (x, y) in points.iter().filter(|p| p.0.is_finite() && p.1.is_finite()) {
+        let k = (((x - lo) / width) as usize).min(bins - 1);
+        top[k] = Some(top[k].map_or(*y, |t: f64| t.max(*y)));
+    }
+    top.iter()
+        .enumerate()
+        .map(|(k, t)| (lo + (k as f64 + 0.5) * width, t.unwrap_or(f64::NAN)))
+        .collect()
 }
 
 /// Draws every plot of one scenario into `out`; returns `(title, file stem)` pairs.
@@ -231,53 +334,73 @@ pub fn scenario_plots(
         Ok(())
     };
 
-    let title = format!("{scenario}: mechanical energy");
+    let title = energy_title(scenario, &data);
     add(
         title.clone(),
         "energy",
         Figure::single(Panel::Line(energy_chart(title, &data))),
     )?;
 
-    let top = LineChart {
-        title: "top view".into(),
-        x_label: "x (m)".into(),
-        y_label: "y (m)".into(),
-        curves: data
-            .iter()
-            .map(|d| Curve::new(d.label.clone(), d.top_view.clone()))
-            .collect(),
-        equal_aspect: true,
-        ..Default::default()
-    };
-    let height = LineChart {
-        title: "height".into(),
-        x_label: "time (s)".into(),
-        y_label: "z (m)".into(),
-        curves: data
-            .iter()
-            .map(|d| Curve::new(d.label.clone(), d.height.clone()))
-            .collect(),
-        ..Default::default()
-    };
-    let title = format!("{scenario}: base trajectory");
-    add(
-        title.clone(),
-        "trajectory",
-        Figure::grid(title, 2, vec![Panel::Line(top), Panel::Line(height)]),
-    )?;
+    if !fixed_base(&data) {
+        let tops: Vec<&[(f64, f64)]> = data.iter().map(|d| d.top_view.as_slice()).collect();
+        let heights: Vec<&[(f64, f64)]> = data.iter().map(|d| d.height.as_slice()).collect();
+        let horizontal = largest_span(&tops, |p| p.0).max(largest_span(&tops, |p| p.1));
+        let vertical = largest_span(&heights, |p| p.1);
+        let top = LineChart {
+            title: still_note("top view", horizontal),
+            x_label: "x (m)".into(),
+            y_label: "y (m)".into(),
+            curves: data
+                .iter()
+                .map(|d| Curve::new(d.label.clone(), d.top_view.clone()))
+                .collect(),
+            equal_aspect: true,
+            min_span: (POSITION_SPAN, POSITION_SPAN),
+            ..Default::default()
+        };
+        let height = LineChart {
+            title: still_note("base height", vertical),
+            x_label: "time (s)".into(),
+            y_label: "base height z (m)".into(),
+            curves: data
+                .iter()
+                .map(|d| Curve::new(d.label.clone(), d.height.clone()))
+                .collect(),
+            min_span: (0.0, POSITION_SPAN),
+            ..Default::default()
+        };
+        let title = format!("{scenario}: base trajectory");
+        add(
+            title.clone(),
+            "trajectory",
+            Figure::grid(title, 2, vec![Panel::Line(top), Panel::Line(height)]),
+        )?;
+    }
 
-    let title = format!("{scenario}: NCP criterion (steps with contacts)");
+    // Without a step with contacts the contact figures would be empty panels.
+    if !data
+        .iter()
+        .any(|d| d.ncp_criterion.iter().any(|p| p.1.is_finite()))
+    {
+        return Ok(files);
+    }
+    let title = format!("{scenario}: NCP criterion, worst per 1/{ENVELOPE_BINS} of the run");
     add(
         title.clone(),
         "residuals",
         Figure::single(Panel::Line(LineChart {
             title,
             x_label: "time (s)".into(),
-            y_label: "NCP criterion".into(),
+            y_label: "largest NCP criterion in the window".into(),
             y_scale: Scale::Log,
             curves: data
                 .iter()
-                .map(|d| Curve::new(d.label.clone(), d.ncp_criterion.clone()))
+                .map(|d| {
+                    Curve::new(
+                        d.label.clone(),
+                        upper_envelope(&d.ncp_criterion, ENVELOPE_BINS),
+                    )
+                })
                 .collect(),
             ..Default::default()
         })),
@@ -290,7 +413,7 @@ pub fn scenario_plots(
         Figure::single(Panel::Line(LineChart {
             title,
             x_label: "time (s)".into(),
-            y_label: "Σ λ_N / Δt (N)".into(),
+            y_label: "total normal contact force (N)".into(),
             curves: data
                 .iter()
                 .map(|d| Curve::new(d.label.clone(), d.normal_force.clone()))
@@ -305,7 +428,7 @@ pub fn scenario_plots(
         "timings",
         Figure::single(Panel::Box(BoxChart {
             title,
-            y_label: "solve time (µs)".into(),
+            y_label: "solver time per step (µs)".into(),
             y_scale: Scale::Log,
             groups: data
                 .iter()

@@ -80,21 +80,58 @@ pub fn solver_of_label(label: &str) -> Option<SolverId> {
     head.parse().ok()
 }
 
-/// The style of a curve labelled by a solver text; other labels get a grey line whose
-/// dash is fixed by the text, so that they too keep their look between figures.
+const DASHES: [Dash; 4] = [SOLID, DASHED, DOTTED, LONG_DASHED];
+const MARKERS: [Marker; 4] = [
+    Marker::Circle,
+    Marker::Triangle,
+    Marker::Cross,
+    Marker::Square,
+];
+
+fn text_hash(text: &str) -> usize {
+    text.bytes()
+        .fold(0u32, |h, b| h.wrapping_mul(31) ^ u32::from(b)) as usize
+}
+
+/// The style of a curve labelled by a solver text (`ncp-pgs:eps_abs=1e-8` keeps
+/// `ncp-pgs`'s; [`separate`] tells two settings of one solver apart in a figure); other
+/// labels get a grey line whose dash and marker are fixed by the text, so that they too
+/// keep their look between figures.
 pub fn label_style(label: &str) -> LineStyle {
     match solver_of_label(label) {
         Some(id) => solver_style(id),
         None => {
-            let hash = label
-                .bytes()
-                .fold(0u32, |h, b| h.wrapping_mul(31) ^ u32::from(b));
-            let dashes = [SOLID, DASHED, DOTTED, LONG_DASHED];
+            let h = text_hash(label);
             LineStyle {
                 color: RGBColor(90, 90, 90),
-                dash: dashes[(hash % 4) as usize],
-                marker: Marker::Square,
+                dash: DASHES[h % DASHES.len()],
+                marker: MARKERS[(h / DASHES.len()) % MARKERS.len()],
             }
+        }
+    }
+}
+
+/// The styles of curves drawn together: [`label_style`] of each, made [`separate`].
+pub fn distinct_styles<S: AsRef<str>>(labels: &[S]) -> Vec<LineStyle> {
+    let mut styles: Vec<LineStyle> = labels.iter().map(|l| label_style(l.as_ref())).collect();
+    separate(&mut styles);
+    styles
+}
+
+/// Moves any style equal to an earlier one's (two settings of one solver hashed alike, two
+/// grey labels) to the next dash and marker not yet taken in its colour, so that no two
+/// curves of a figure look alike while there are such left; the first keeps its style.
+pub fn separate(styles: &mut [LineStyle]) {
+    for j in 1..styles.len() {
+        let (earlier, rest) = styles.split_at_mut(j);
+        let style = &mut rest[0];
+        let start = DASHES.iter().position(|d| *d == style.dash).unwrap_or(0);
+        for k in 1..=DASHES.len() * MARKERS.len() {
+            if !earlier.contains(style) {
+                break;
+            }
+            style.dash = DASHES[(start + k) % DASHES.len()];
+            style.marker = MARKERS[(start + k) / DASHES.len() % MARKERS.len()];
         }
     }
 }
@@ -143,6 +180,17 @@ mod tests {
     }
 
     #[test]
+    fn every_solver_has_a_distinct_colour_and_dash_pair() {
+        let looks: Vec<(RGBColor, Dash)> = SolverId::ALL
+            .iter()
+            .map(|id| (solver_style(*id).color, solver_style(*id).dash))
+            .collect();
+        for (i, a) in looks.iter().enumerate() {
+            assert!(!looks[..i].contains(a), "{a:?} twice");
+        }
+    }
+
+    #[test]
     fn labels_with_settings_keep_the_solver_style() {
         assert_eq!(
             label_style("ncp-pgs:eps_abs=1e-8,max_iter=500"),
@@ -150,6 +198,31 @@ mod tests {
         );
         assert_eq!(solver_of_label("raisim (cold)"), Some(SolverId::Raisim));
         assert_eq!(solver_of_label("analytical"), None);
+    }
+
+    #[test]
+    fn curves_drawn_together_never_share_a_look() {
+        let labels = [
+            "ncp-pgs",
+            "ncp-pgs:block=exact",
+            "ncp-pgs:block=diagonal",
+            "ncp-pgs:max_iter=10",
+            "other",
+            "other too",
+            "ncp-admm",
+        ];
+        let styles = distinct_styles(&labels);
+        for (i, a) in styles.iter().enumerate() {
+            assert!(
+                !styles[..i].contains(a),
+                "{} looks like an earlier curve",
+                labels[i]
+            );
+        }
+        assert_eq!(styles[0], solver_style(SolverId::NcpPgs));
+        assert_eq!(styles[1].color, styles[0].color);
+        assert_ne!(styles[1].dash, styles[0].dash);
+        assert_eq!(styles[6], solver_style(SolverId::NcpAdmm));
     }
 
     #[test]

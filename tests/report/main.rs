@@ -1,5 +1,7 @@
-//! `contactbench paper`: the contact paper's, the collision papers' and the gradient study's pages.
+//! `contactbench paper`: the contact paper's, the collision papers' and the gradient study's
+//! pages; the figures they and `report` draw.
 
+mod figures;
 mod paper;
 mod paper_collision;
 mod paper_gradients;

@@ -49,7 +49,7 @@ fn panel(results: &Results, query: Query) -> Panel {
             if query == Query::Distance { "a" } else { "b" },
             query.name()
         ),
-        y_label: "T_GJK / T_accelerated (per problem)".into(),
+        y_label: "GJK time / accelerated GJK time (per problem)".into(),
         y_scale: Scale::Log,
         groups: BUCKETS
             .iter()

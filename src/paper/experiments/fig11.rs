@@ -358,7 +358,7 @@ impl Experiment for Fig11 {
             Panel::Line(LineChart {
                 title: "sliding speed".into(),
                 x_label: "time (s)".into(),
-                y_label: "v_y (m/s)".into(),
+                y_label: "sliding speed along y (m/s)".into(),
                 curves: ids
                     .iter()
                     .zip(&records)
@@ -374,7 +374,7 @@ impl Experiment for Fig11 {
             Panel::Line(LineChart {
                 title: "spurious internal force S / Δt (the claims' metric)".into(),
                 x_label: "time (s)".into(),
-                y_label: "S / Δt (N)".into(),
+                y_label: "spurious internal force (N)".into(),
                 y_scale: Scale::Log,
                 curves: ids
                     .iter()
@@ -384,10 +384,10 @@ impl Experiment for Fig11 {
                 ..Default::default()
             }),
             Panel::Line(LineChart {
-                title: "ContactBench's reading: largest force across the push, max_i |f_x,i|"
+                title: "ContactBench's reading: largest push-direction force over the contacts"
                     .into(),
                 x_label: "time (s)".into(),
-                y_label: "max |f_x| (N)".into(),
+                y_label: "largest push-direction contact force (N)".into(),
                 y_scale: Scale::Log,
                 curves: ids
                     .iter()
@@ -401,9 +401,9 @@ impl Experiment for Fig11 {
             let lateral = lateral_forces(r);
             let n = lateral.len();
             panels.push(Panel::Line(LineChart {
-                title: format!("{}: x force of each contact", paper_name(*id)),
+                title: format!("{}: push-direction force of each contact", paper_name(*id)),
                 x_label: "time (s)".into(),
-                y_label: "f_x (N)".into(),
+                y_label: "push-direction contact force (N)".into(),
                 curves: lateral
                     .into_iter()
                     .enumerate()

@@ -46,7 +46,7 @@ pub fn deviation_panel(title: String, curves: Vec<(String, Vec<(f64, f64)>)>) ->
     Panel::Line(LineChart {
         title,
         x_label: "time (s)".into(),
-        y_label: "E − E_analytical (J)".into(),
+        y_label: "mechanical − analytical energy (J)".into(),
         curves: curves
             .into_iter()
             .enumerate()

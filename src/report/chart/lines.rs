@@ -8,8 +8,8 @@ use plotters::prelude::*;
 use super::legend::{draw_legend, legend_size, place_legend, LegendEntry, LegendPlace};
 use super::strokes::{draw_marker, draw_pixel_path};
 use super::{Curve, LineChart, FONT, MARGIN, X_LABEL_AREA, Y_LABEL_AREA};
-use crate::report::axis::{data_range, AxisLayout, Scale, TickedRange};
-use crate::report::style::LineStyle;
+use crate::report::axis::{data_range, format_value, AxisLayout, Scale, TickedRange};
+use crate::report::style::{separate, LineStyle};
 
 /// Largest number of points drawn per curve (min/max decimation beyond).
 const MAX_POINTS: usize = 3000;
@@ -158,6 +158,139 @@ fn clip_runs(runs: &[Vec<(f64, f64)>], xr: (f64, f64), yr: (f64, f64)) -> Vec<Ve
     out
 }
 
+/// A curve whose largest |y| is this many times the extent of the others' axis is off
+/// scale.
+const OFF_SCALE: f64 = 20.0;
+
+/// Per curve, its largest |y| when it is off scale: on a linear axis with no fixed range,
+/// a curve (a diverged run) whose peak exceeds [`OFF_SCALE`] times the extent
+/// (`max(|lo|, |hi|, hi − lo)`) of the axis the other curves need, when such curves are
+/// at most a quarter of the chart's. The axis is laid out without them, so that they do
+/// not flatten the others; they are drawn clipped, marked where they leave the plot and
+/// named in the legend with their peak.
+fn off_scale_curves(chart: &LineChart) -> Vec<Option<f64>> {
+    let none = vec![None; chart.curves.len()];
+    if chart.y_scale != Scale::Linear || chart.y_range.is_some() || chart.curves.len() < 3 {
+        return none;
+    }
+    let peak = |c: &Curve| {
+        c.points
+            .iter()
+            .map(|p| p.1.abs())
+            .filter(|v| v.is_finite())
+            .fold(0.0, f64::max)
+    };
+    let peaks: Vec<f64> = chart.curves.iter().map(peak).collect();
+    let mut order: Vec<usize> = (0..peaks.len()).collect();
+    order.sort_by(|a, b| peaks[*a].total_cmp(&peaks[*b]));
+    let most = (chart.curves.len() / 4).max(1);
+    // Drop the largest peaks one by one while each is off the scale of those left, so
+    // that a curve is off scale only if every larger one is.
+    let mut off = none;
+    for k in (order.len() - most..order.len()).rev() {
+        let kept = order[..k].iter().map(|&i| &chart.curves[i]);
+        let range = data_range(
+            kept.flat_map(|c| c.points.iter().map(|p| p.1)),
+            Scale::Linear,
+        );
+        let range = widen(range, chart.min_span.1, Scale::Linear);
+        let Some((lo, hi)) = range else { break };
+        let extent = lo.abs().max(hi.abs()).max(hi - lo);
+        let i = order[k];
+        if extent > 0.0 && peaks[i] > OFF_SCALE * extent {
+            off[i] = Some(peaks[i]);
+        } else {
+            break;
+        }
+    }
+    off
+}
+
+/// The first plotted point above or below the y range.
+fn first_beyond(runs: &[Vec<(f64, f64)>], (lo, hi): (f64, f64)) -> Option<(f64, f64)> {
+    runs.iter()
+        .flatten()
+        .find(|p| p.1 > hi || p.1 < lo)
+        .copied()
+}
+
+/// How many points of a curve a log axis cannot draw (finite and ≤ 0).
+fn non_positive_count(curve: &Curve, scale: Scale) -> usize {
+    match scale {
+        Scale::Log => curve
+            .points
+            .iter()
+            .filter(|p| p.0.is_finite() && p.1.is_finite() && p.1 <= 0.0)
+            .count(),
+        Scale::Linear => 0,
+    }
+}
+
+/// Where (plotted x) a curve has values a log y axis cannot draw, at most one per 1 % of
+/// the x axis: they are marked on the lower edge rather than dropped.
+fn non_positive_xs(curve: &Curve, x: &AxisLayout, scale: Scale) -> Vec<f64> {
+    if scale != Scale::Log {
+        return Vec::new();
+    }
+    let bin = (x.range.1 - x.range.0) / 100.0;
+    let mut xs: Vec<f64> = Vec::new();
+    for p in curve
+        .points
+        .iter()
+        .filter(|p| p.1.is_finite() && p.1 <= 0.0)
+    {
+        if let Some(px) = x.to_plot(p.0) {
+            if px >= x.range.0
+                && px <= x.range.1
+                && xs.last().is_none_or(|last| (px - last).abs() >= bin)
+            {
+                xs.push(px);
+            }
+        }
+    }
+    xs
+}
+
+/// A curve's legend text: its label, what it coincides with, and whether it runs off
+/// scale or has values a log axis marks on its lower edge.
+fn entry_text(p: &Prepared, all: &[Prepared], off: Option<f64>, below: usize) -> String {
+    let mut text = match p.same_as {
+        Some(i) => format!("{} (= {}, markers)", p.label, all[i].label),
+        None => p.label.clone(),
+    };
+    if let Some(peak) = off {
+        text.push_str(&format!(" (off scale, up to {})", format_value(peak)));
+    }
+    if below > 0 {
+        let values = if below == 1 { "value" } else { "values" };
+        text.push_str(&format!(" ({below} {values} ≤ 0 marked at the bottom)"));
+    }
+    text
+}
+
+/// A data range at least `min_span` wide (linear axes; 0 leaves it), centred as before.
+fn widen(range: Option<(f64, f64)>, min_span: f64, scale: Scale) -> Option<(f64, f64)> {
+    match (range, scale) {
+        (Some((lo, hi)), Scale::Linear) if hi - lo < min_span => {
+            let mid = (lo + hi) / 2.0;
+            Some((mid - min_span / 2.0, mid + min_span / 2.0))
+        }
+        _ => range,
+    }
+}
+
+/// No two curves of the chart's legend look alike ([`separate`]); curves without a
+/// label (pieces of a labelled one) keep their style.
+fn separate_looks(curves: &mut [Prepared]) {
+    let mut labelled: Vec<&mut Prepared> =
+        curves.iter_mut().filter(|c| !c.label.is_empty()).collect();
+    let mut styles: Vec<LineStyle> = labelled.iter().map(|c| c.style).collect();
+    separate(&mut styles);
+    for (curve, style) in labelled.iter_mut().zip(styles) {
+        curve.style = style;
+    }
+}
+
 /// Marks every curve that coincides with an earlier one (same x samples, y within
 /// [`COINCIDENCE`] of the spans).
 fn mark_coincident(curves: &mut [Prepared], x_span: f64, y_span: f64) {
@@ -203,15 +336,20 @@ pub(super) fn draw_line_chart<DB: DrawingBackend>(
             .flat_map(|c| c.points.iter().map(|p| p.0)),
         chart.x_scale,
     );
+    let x_data = widen(x_data, chart.min_span.0, chart.x_scale);
+    let off_scale = off_scale_curves(chart);
     let y_data = chart.y_range.or_else(|| {
         data_range(
             chart
                 .curves
                 .iter()
-                .flat_map(|c| c.points.iter().map(|p| p.1)),
+                .zip(&off_scale)
+                .filter(|(_, off)| off.is_none())
+                .flat_map(|(c, _)| c.points.iter().map(|p| p.1)),
             chart.y_scale,
         )
     });
+    let y_data = widen(y_data, chart.min_span.1, chart.y_scale);
     let mut x_axis = AxisLayout::new(x_data, chart.x_scale);
     let mut y_axis = match (chart.y_range, chart.y_scale) {
         (Some((lo, hi)), Scale::Linear) => AxisLayout::linear(lo, hi, false),
@@ -224,18 +362,23 @@ pub(super) fn draw_line_chart<DB: DrawingBackend>(
         .iter()
         .map(|c| prepare(c, &x_axis, &y_axis))
         .collect();
+    separate_looks(&mut prepared);
     let (w, h) = area.dim_in_pixel();
+    let below: Vec<usize> = chart
+        .curves
+        .iter()
+        .map(|c| non_positive_count(c, chart.y_scale))
+        .collect();
     let outside_entries = |prepared: &[Prepared]| -> Vec<LegendEntry> {
         prepared
             .iter()
-            .filter(|p| !p.label.is_empty())
-            .map(|p| LegendEntry {
-                label: match p.same_as {
-                    Some(i) => format!("{} (= {}, markers)", p.label, prepared[i].label),
-                    None => p.label.clone(),
-                },
+            .zip(&off_scale)
+            .zip(&below)
+            .filter(|((p, _), _)| !p.label.is_empty())
+            .map(|((p, off), below)| LegendEntry {
+                label: entry_text(p, prepared, *off, *below),
                 style: p.style,
-                marker: p.marked || p.same_as.is_some(),
+                marker: p.marked || p.same_as.is_some() || off.is_some() || *below > 0,
                 patch: None,
             })
             .collect()
@@ -262,6 +405,7 @@ pub(super) fn draw_line_chart<DB: DrawingBackend>(
             .iter()
             .map(|c| prepare(c, &x_axis, &y_axis))
             .collect();
+        separate_looks(&mut prepared);
         mark_coincident(
             &mut prepared,
             x_axis.range.1 - x_axis.range.0,
@@ -296,7 +440,11 @@ pub(super) fn draw_line_chart<DB: DrawingBackend>(
             let (left, right) = area.split_horizontally(w as i32 - legend_w - 8);
             (left, Some(right))
         }
-        _ => (area.clone(), None),
+        LegendPlace::Outside => {
+            let (top, bottom) = area.split_vertically((h as i32 - legend_h - 8).max(120));
+            (top, Some(bottom))
+        }
+        LegendPlace::Inside(..) => (area.clone(), None),
     };
 
     let x_spec = TickedRange(x_axis.clone());
@@ -330,7 +478,18 @@ pub(super) fn draw_line_chart<DB: DrawingBackend>(
         .count()
         .max(1);
     let mut marked_rank = 0;
-    for p in &prepared {
+    for ((p, curve), off) in prepared.iter().zip(&chart.curves).zip(&off_scale) {
+        if off.is_some() {
+            if let Some(q) = first_beyond(&p.runs, y_axis.range) {
+                let edge = (q.0, q.1.clamp(y_axis.range.0, y_axis.range.1));
+                if q.0 >= x_axis.range.0 && q.0 <= x_axis.range.1 {
+                    draw_marker(&plot, to_pixel(edge), &p.style)?;
+                }
+            }
+        }
+        for x in non_positive_xs(curve, &x_axis, chart.y_scale) {
+            draw_marker(&plot, to_pixel((x, y_axis.range.0)), &p.style)?;
+        }
         let runs = clip_runs(&p.runs, x_axis.range, y_axis.range);
         for run in &runs {
             let pixels: Vec<(i32, i32)> = run.iter().map(|q| to_pixel(*q)).collect();
@@ -357,7 +516,7 @@ pub(super) fn draw_line_chart<DB: DrawingBackend>(
         }
     }
     match (place, legend_area) {
-        (_, Some(right)) => draw_legend(&right, (4, Y_LABEL_AREA as i32 / 4), &entries),
+        (_, Some(beside)) => draw_legend(&beside, (4, 4), &entries),
         (LegendPlace::Inside(x, y), None) => {
             let (pw, ph) = plot.dim_in_pixel();
             let px = (x * f64::from(pw)) as i32 + 4;

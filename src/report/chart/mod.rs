@@ -1,6 +1,6 @@
-//! Figures: line charts and box plots, alone or in a grid of panels, written as PNG
-//! (bitmap, text in the embedded Ubuntu Light font) and SVG. The drawing rules every
-//! figure follows:
+//! Figures: line charts and box plots, alone or in a grid of panels, written as SVG, PNG
+//! and PDF from one drawing, laid out and rendered with the embedded Ubuntu Light font
+//! (`files.rs`). The drawing rules every figure follows:
 //!
 //! - a solver keeps its colour, dash and marker in every figure ([`super::style`]);
 //! - ticks and labels come from [`super::axis`]: never repeated, log axes on decades;
@@ -10,12 +10,17 @@
 //!   above the area, so that nothing is drawn over the title or the axes;
 //! - curves that coincide (within 0.2 % of the axis spans) get markers at staggered
 //!   points and a legend entry that says which curve they coincide with;
-//! - the legend goes to the corner of the plot that hides no data, or outside it;
+//! - the legend goes to the corner of the plot that hides no data, or outside it (right,
+//!   or below a narrow panel): never over data;
+//! - on a linear axis, a curve whose peak is 20 times the median curve's (a diverged run)
+//!   is drawn off scale: clipped, marked where it leaves, its peak in the legend;
+//! - on a log axis, values ≤ 0 are marked on the lower edge and counted in the legend;
 //! - top views can be drawn with equal aspect (one metre is as long on both axes).
 //!
 //! The module's files: `lines.rs` (line charts: gaps, decimation, clipping, coincident
 //! curves), `boxes.rs` (box plots), `legend.rs` (legend size and placement),
-//! `strokes.rs` (dashed paths and markers in pixels). plotters (the maintained Rust
+//! `strokes.rs` (dashed paths and markers in pixels), `files.rs` (the SVG rendered to PNG
+//! and PDF). plotters (the maintained Rust
 //! charting crate) gives the backends, axes and meshes; the curves are drawn as pixel
 //! paths rather than with its line series, which have no gaps, no clipping in data space
 //! and no markers staggered between coinciding curves.
@@ -27,6 +32,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 mod boxes;
+mod files;
 mod legend;
 mod lines;
 mod strokes;
@@ -36,6 +42,8 @@ use super::style::{label_style, LineStyle};
 use super::ReportError;
 use boxes::draw_box_chart;
 use lines::draw_line_chart;
+
+pub use files::font_family;
 
 /// Font family every figure uses (registered from the embedded Ubuntu Light).
 const FONT: &str = "sans-serif";
@@ -52,8 +60,7 @@ const MARGIN: u32 = 10;
 fn ensure_font() -> Result<(), ReportError> {
     static REGISTERED: OnceLock<bool> = OnceLock::new();
     let ok = *REGISTERED.get_or_init(|| {
-        plotters::style::register_font(FONT, FontStyle::Normal, epaint_default_fonts::UBUNTU_LIGHT)
-            .is_ok()
+        plotters::style::register_font(FONT, FontStyle::Normal, files::FONT_DATA).is_ok()
     });
     if ok {
         Ok(())
@@ -126,6 +133,9 @@ pub struct LineChart {
     pub equal_aspect: bool,
     /// Fixed y range (data units); curves are clipped to it.
     pub y_range: Option<(f64, f64)>,
+    /// Smallest spans of the x and y axes (data units, linear axes; 0: none), so that
+    /// motion below what the figure resolves (round-off) is drawn flat, not magnified.
+    pub min_span: (f64, f64),
 }
 
 /// One box of a box plot.
@@ -234,24 +244,23 @@ impl Figure {
     }
 }
 
-/// Draws `figure` into `dir/<stem>.png` and `dir/<stem>.svg`.
+/// Draws `figure` into `dir/<stem>.svg`, `.png` and `.pdf`: one SVG drawing, rendered to
+/// PNG and PDF with the font it was laid out with ([`files`]).
 pub fn render(figure: &Figure, dir: &Path, stem: &str) -> Result<(), ReportError> {
     ensure_font()?;
-    let png = dir.join(format!("{stem}.png"));
-    let svg = dir.join(format!("{stem}.svg"));
-    let fail = |path: &Path, message: String| ReportError::Plot {
-        path: path.display().to_string(),
+    let fail = |message: String| ReportError::Plot {
+        path: dir.join(format!("{stem}.svg")).display().to_string(),
         message,
     };
-    let size = figure.size();
+    let mut svg = String::new();
     {
-        let area = BitMapBackend::new(&png, size).into_drawing_area();
-        figure.draw(&area).map_err(|e| fail(&png, e))?;
-        area.present().map_err(|e| fail(&png, e.to_string()))?;
+        let area = SVGBackend::with_string(&mut svg, figure.size()).into_drawing_area();
+        figure.draw(&area).map_err(fail)?;
+        area.present().map_err(|e| fail(e.to_string()))?;
     }
-    let area = SVGBackend::new(&svg, size).into_drawing_area();
-    figure.draw(&area).map_err(|e| fail(&svg, e))?;
-    area.present().map_err(|e| fail(&svg, e.to_string()))
+    let rendered = files::render_svg(&svg).map_err(fail)?;
+    files::write_files(&rendered, dir, stem)
+        .map_err(|(path, message)| ReportError::Plot { path, message })
 }
 
 /// A caption line for figure files: `min … max` of a value, three digits.

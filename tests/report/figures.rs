@@ -1,0 +1,130 @@
+//! Figures: text spaced as it was measured, one look per solver, and the SVG, PNG and PDF
+//! files of a figure written and readable.
+
+use std::path::{Path, PathBuf};
+
+use contactbench::report::axis::Scale;
+use contactbench::report::chart::{font_family, render, Curve, Figure, LineChart, Panel};
+use contactbench::report::style::{distinct_styles, solver_style};
+use contactbench::solvers::SolverId;
+use resvg::tiny_skia::Pixmap;
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "contactbench-figures-{name}-{}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn small_chart() -> Panel {
+    Panel::Line(LineChart {
+        title: "solver time per step".into(),
+        x_label: "time (s)".into(),
+        y_label: "NCP criterion".into(),
+        y_scale: Scale::Log,
+        curves: vec![
+            Curve::new("ncp-pgs", vec![(0.0, 1e-3), (1.0, 1e-6), (2.0, 0.0)]),
+            Curve::new("lcp-pgs", vec![(0.0, 1e-2), (1.0, 1e-4), (2.0, 1e-5)]),
+        ],
+        ..Default::default()
+    })
+}
+
+/// The widest run of blank pixel columns between the first and last inked columns of
+/// the figure's title band (its top 36 pixels).
+fn widest_gap_in_title(png: &Path) -> usize {
+    let pixmap = Pixmap::load_png(png).unwrap();
+    let width = pixmap.width() as usize;
+    let inked: Vec<bool> = (0..width)
+        .map(|x| {
+            (0..36).any(|y| {
+                let p = pixmap.pixel(x as u32, y).unwrap();
+                p.red() < 140 && p.green() < 140 && p.blue() < 140
+            })
+        })
+        .collect();
+    let first = inked.iter().position(|i| *i).unwrap();
+    let last = inked.iter().rposition(|i| *i).unwrap();
+    inked[first..=last]
+        .split(|i| *i)
+        .map(<[bool]>::len)
+        .max()
+        .unwrap_or(0)
+}
+
+#[test]
+fn title_letters_are_spaced_as_measured() {
+    let dir = temp_dir("spacing");
+    let gap = |title: &str, stem: &str| {
+        render(&Figure::grid(title, 1, vec![small_chart()]), &dir, stem).unwrap();
+        widest_gap_in_title(&dir.join(format!("{stem}.png")))
+    };
+    // A letter gap inside a word is at most a few pixels at 24 px; a space is wider.
+    let inside = gap("trajectory", "inside");
+    assert!(inside <= 3, "a {inside} px gap inside \"trajectory\"");
+    let split = gap("traj ectory", "split");
+    assert!(
+        split >= inside + 3,
+        "\"traj ectory\" ({split} px) reads as \"trajectory\" ({inside} px)"
+    );
+}
+
+#[test]
+fn a_figure_is_written_as_svg_png_and_pdf_naming_its_font() {
+    let dir = temp_dir("files");
+    render(&Figure::single(small_chart()), &dir, "chart").unwrap();
+    let family = font_family().unwrap();
+    assert!(family.contains("Ubuntu"), "{family}");
+
+    let svg = std::fs::read_to_string(dir.join("chart.svg")).unwrap();
+    assert!(!svg.contains("font-family=\"sans-serif\""));
+    assert!(svg.contains(&format!("font-family=\"'{family}', sans-serif\"")));
+    let tree = resvg::usvg::Tree::from_str(&svg, &resvg::usvg::Options::default()).unwrap();
+    assert_eq!(tree.size().width(), 960.0);
+
+    let png = Pixmap::load_png(dir.join("chart.png")).unwrap();
+    assert_eq!((png.width(), png.height()), (960, 600));
+
+    let pdf = std::fs::read(dir.join("chart.pdf")).unwrap();
+    assert!(pdf.starts_with(b"%PDF-"));
+    let tail = String::from_utf8_lossy(&pdf[pdf.len().saturating_sub(64)..]).into_owned();
+    assert!(tail.contains("%%EOF"), "{tail}");
+    let text = String::from_utf8_lossy(&pdf);
+    assert!(
+        text.contains("/FontFile2"),
+        "the PDF does not embed its font"
+    );
+    assert!(
+        text.contains("Ubuntu"),
+        "the PDF's font is not the embedded one"
+    );
+}
+
+#[test]
+fn every_built_in_solver_has_its_own_colour_and_dash() {
+    let labels: Vec<String> = SolverId::ALL.iter().map(|id| id.to_string()).collect();
+    let styles = distinct_styles(&labels);
+    for (i, (id, style)) in SolverId::ALL.iter().zip(&styles).enumerate() {
+        assert_eq!(
+            *style,
+            solver_style(*id),
+            "{id} changed in a figure of all solvers"
+        );
+        for (other, earlier) in SolverId::ALL.iter().zip(&styles[..i]) {
+            assert!(
+                (style.color, style.dash) != (earlier.color, earlier.dash),
+                "{id} and {other} look alike"
+            );
+        }
+    }
+}
+
+#[test]
+fn two_settings_of_one_solver_are_told_apart() {
+    let styles = distinct_styles(&["ncp-pgs", "ncp-pgs:block=exact", "ncp-admm"]);
+    assert_eq!(styles[0].color, styles[1].color);
+    assert_ne!(styles[0].dash, styles[1].dash);
+}
