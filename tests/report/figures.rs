@@ -38,13 +38,16 @@ fn small_chart() -> Panel {
 fn widest_gap_in_title(png: &Path) -> usize {
     let pixmap = Pixmap::load_png(png).unwrap();
     let width = pixmap.width() as usize;
+    let dark = |x: usize, y: u32| {
+        let p = pixmap.pixel(x as u32, y).unwrap();
+        p.red() < 140 && p.green() < 140 && p.blue() < 140
+    };
+    // The title's rows: the first band of inked rows (the subtitle below it has spaces).
+    let row_inked = |y: u32| (0..width).any(|x| dark(x, y));
+    let top = (0..pixmap.height()).find(|y| row_inked(*y)).unwrap();
+    let bottom = (top..pixmap.height()).find(|y| !row_inked(*y)).unwrap();
     let inked: Vec<bool> = (0..width)
-        .map(|x| {
-            (0..36).any(|y| {
-                let p = pixmap.pixel(x as u32, y).unwrap();
-                p.red() < 140 && p.green() < 140 && p.blue() < 140
-            })
-        })
+        .map(|x| (top..bottom).any(|y| dark(x, y)))
         .collect();
     let first = inked.iter().position(|i| *i).unwrap();
     let last = inked.iter().rposition(|i| *i).unwrap();
