@@ -433,7 +433,9 @@ pub fn within_noise(label: &str, ratio: &NoisyRatio, threshold: f64) -> Option<S
     use super::claims::num;
     let r = &ratio.ratio;
     let distance = (r.value / threshold).ln().abs();
-    if !(distance > NOISE_MARGIN * ratio.noise()) {
+    // NaN (an undefined ratio or band) counts as within the noise.
+    let decided = distance > NOISE_MARGIN * ratio.noise();
+    if !decided {
         return Some(format!(
             "{label}: {} (re-timings {}): timing noise ±{} % covers {}",
             r.text(),

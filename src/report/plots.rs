@@ -299,7 +299,8 @@ fn upper_envelope(points: &[(f64, f64)], bins: usize) -> Vec<(f64, f64)> {
     let (lo, hi) = finite_x.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
         (a.min(x), b.max(x))
     });
-    if !(hi > lo) || bins == 0 {
+    let spans_an_interval = hi > lo;
+    if !spans_an_interval || bins == 0 {
         return points.to_vec();
     }
     let width = (hi - lo) / bins as f64;
