@@ -22,10 +22,12 @@ fn unknown_solver_hint(message: &str, extra: &[String]) -> Option<String> {
     (!near.is_empty()).then(|| format!("did you mean {}?", alternatives(&near)))
 }
 
-/// serde's `unknown field `X`, expected one of `a`, `b`` of a solver's parameters: the
-/// nearest parameter or shared setting, and the shared settings.
+/// serde's `unknown field `X`, expected one of `a`, `b``: the nearest expected name; for a
+/// solver's parameters (the message names `solver ID`) also the nearest shared setting,
+/// and the shared settings.
 fn unknown_parameter_hint(message: &str) -> Option<String> {
-    let (_, rest) = message.split_once("unknown field `")?;
+    let (context, rest) = message.split_once("unknown field `")?;
+    let of_a_solver = context.contains("solver ");
     let (name, expected) = rest.split_once('`')?;
     let own: Vec<String> = expected
         .split(['\n', ';'])
@@ -36,6 +38,10 @@ fn unknown_parameter_hint(message: &str) -> Option<String> {
         .step_by(2)
         .map(String::from)
         .collect();
+    if !of_a_solver {
+        let near = nearest(name, own.into_iter());
+        return (!near.is_empty()).then(|| format!("did you mean {}?", alternatives(&near)));
+    }
     let shared: Vec<String> = SolverSettings::FIELDS
         .iter()
         .map(|f| f.to_string())
@@ -141,8 +147,16 @@ mod tests {
             "{h}"
         );
         assert!(h.contains("shared settings: stop, eps_rel"), "{h}");
-        let h = hint("unknown field `rhoo`, expected `rho`", &[]).expect("a hint");
+        let h = hint("solver ncp-admm: unknown field `rhoo`, expected `rho`", &[]).expect("a hint");
         assert!(h.starts_with("did you mean 'rho'?"), "{h}");
+    }
+
+    #[test]
+    fn an_unknown_scenario_field_gets_the_nearest_field_and_no_solver_settings() {
+        let message = "cube_slide.yaml:19: simulation.dtt: unknown field `dtt`, expected one of `dt`, `duration`";
+        assert_eq!(hint(message, &[]).as_deref(), Some("did you mean 'dt'?"));
+        let far = "simulation.zzzzzz: unknown field `zzzzzz`, expected one of `dt`, `duration`";
+        assert_eq!(hint(far, &[]), None);
     }
 
     #[test]
