@@ -8,7 +8,9 @@ use contactbench::derivatives::{
 use contactbench::metrics::ProblemMetrics;
 use contactbench::problem::{ContactModel, ContactProblem, ProblemError};
 use contactbench::simulation::recorder::status_tag;
-use contactbench::solvers::compare::{compare, comparison_table, Candidate, SolvedRun, SolverRun};
+use contactbench::solvers::compare::{
+    compare_repeated, comparison_table, Candidate, SolvedRun, SolverRun,
+};
 use contactbench::solvers::support::{iterate_status, model_criteria, passes};
 use contactbench::solvers::{
     check_unused_tolerance, Algorithm, ContactSolver, Shell, SolveCall, SolveReport, SolveStatus,
@@ -436,10 +438,25 @@ impl PySolveReport {
         self.run.criteria.absolute
     }
 
-    /// Wall time of the solve (s).
+    /// Wall time of the solve (s); with `compare(..., repeat=N)`, the median of the N.
     #[getter]
     fn solve_time_s(&self) -> f64 {
         self.run.solve_time
+    }
+
+    /// With `compare(..., repeat=N)`: the times of the N solves as a dict with `median`,
+    /// `min`, `max` (s) and `samples`; else None.
+    #[getter]
+    fn solve_time_spread_s<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let Some(spread) = self.run.solve_time_spread else {
+            return Ok(None);
+        };
+        let dict = PyDict::new(py);
+        dict.set_item("median", spread.median)?;
+        dict.set_item("min", spread.min)?;
+        dict.set_item("max", spread.max)?;
+        dict.set_item("samples", spread.samples)?;
+        Ok(Some(dict))
     }
 
     /// The tested criterion per iteration, when `record_history=True`.
@@ -613,21 +630,46 @@ impl PySolverRun {
 /// Runs every solver on `problem` through the Rust comparison (`solvers::compare`):
 /// `solvers` are names, texts (`"raisim:alpha=0.5"`) or `PythonSolver`s (default: every
 /// built-in solver); `settings` apply to every one of them. A solver that cannot be
-/// built or raises is a row with its error, and the others go on.
+/// built or raises is a row with its error, and the others go on. `repeat` solves each
+/// solver that many times from the same start, each time freshly built: the answer is the
+/// first, the time the median, with the spread in `report.solve_time_spread_s`.
 #[pyfunction(name = "compare")]
-#[pyo3(signature = (problem, solvers = None, warm_start = None, **settings))]
+#[pyo3(signature = (problem, solvers = None, warm_start = None, repeat = 1, **settings))]
 pub fn py_compare(
     py: Python<'_>,
     problem: PyRef<'_, PyProblem>,
     solvers: Option<&Bound<'_, PyList>>,
     warm_start: Option<&Bound<'_, PyAny>>,
+    repeat: usize,
     settings: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Vec<PySolverRun>> {
+    if !(1..=MAX_REPEAT).contains(&repeat) {
+        return Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "repeat: {repeat}, expected 1 to {MAX_REPEAT}"
+        )));
+    }
     let settings = settings_of(settings)?;
     let warm = warm_start
         .map(|w| checked_lambda(&problem.inner, w))
         .transpose()?;
-    let candidates: Vec<Candidate> = match solvers {
+    let rounds = (0..repeat)
+        .map(|_| candidates_of(py, solvers, &settings))
+        .collect::<PyResult<Vec<_>>>()?;
+    let inner = &problem.inner;
+    let runs = py.detach(|| compare_repeated(rounds.into_iter(), inner, warm.as_ref()));
+    Ok(runs.into_iter().map(|run| PySolverRun { run }).collect())
+}
+
+/// The most solves `compare(..., repeat=N)` takes per solver (as `solve --repeat`).
+const MAX_REPEAT: usize = 10_000;
+
+/// One fresh set of the solvers to compare.
+fn candidates_of(
+    py: Python<'_>,
+    solvers: Option<&Bound<'_, PyList>>,
+    settings: &Map<String, Value>,
+) -> PyResult<Vec<Candidate>> {
+    Ok(match solvers {
         None => SolverId::ALL
             .iter()
             .map(|id| candidate(id.as_str(), &settings))
@@ -651,10 +693,7 @@ pub fn py_compare(
                 }
             })
             .collect::<PyResult<_>>()?,
-    };
-    let inner = &problem.inner;
-    let runs = py.detach(|| compare(candidates, inner, warm.as_ref()));
-    Ok(runs.into_iter().map(|run| PySolverRun { run }).collect())
+    })
 }
 
 fn candidate(text: &str, settings: &Map<String, Value>) -> Candidate {

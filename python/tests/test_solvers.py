@@ -131,6 +131,22 @@ def test_compare_runs_every_builtin_and_keeps_going_after_errors():
     assert mixed[2].error is None
 
 
+def test_compare_repeats_give_the_median_time_with_its_spread():
+    p = cb.read_problem(SLIDING).problem
+    once = cb.compare(p, ["ncp-admm"])[0].report
+    assert once.solve_time_spread_s is None
+    rows = cb.compare(p, ["ncp-admm", "nope", "lcp-pgs"], repeat=5)
+    assert rows[1].error.startswith("unknown solver 'nope'")
+    for row in (rows[0], rows[2]):
+        spread = row.report.solve_time_spread_s
+        assert spread["samples"] == 5
+        assert spread["min"] <= spread["median"] <= spread["max"]
+        assert row.report.solve_time_s == spread["median"]
+    assert np.array_equal(rows[0].report.lambda_, once.lambda_)
+    with pytest.raises(ValueError, match="repeat: 0, expected 1 to 10000"):
+        cb.compare(p, ["ncp-admm"], repeat=0)
+
+
 # A user's solver in Python: projected Jacobi on the NCP with the horizontal projection
 # (Alg. 5's per-contact projection), damped.
 def jacobi_ncp(problem: cb.ContactProblem, warm_start=None, damping=0.5, iterations=2000):

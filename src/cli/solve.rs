@@ -17,8 +17,8 @@ use contactbench::problem::io::{read_lambda, read_problem};
 use contactbench::problem::ContactProblem;
 use contactbench::simulation::SolverFactory;
 use contactbench::solvers::compare::{
-    builtin_solvers, compare, comparison_table, format_duration, model_name, Candidate, RunOutcome,
-    SolvedRun, SolverRun,
+    builtin_solvers, compare_repeated, comparison_table, format_duration, model_name, Candidate,
+    RunOutcome, SolvedRun, SolverRun, TimeSpread,
 };
 use contactbench::solvers::{check_unused_tolerance, Criterion, SolverSettings, SolverSpec};
 use serde_json::{json, Map, Value};
@@ -179,25 +179,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let problem_solver = file.solver.clone();
     let make_candidates =
         || -> anyhow::Result<Vec<Candidate>> { candidates(&args, problem_solver.clone()) };
-    let mut runs = compare(make_candidates()?, &problem, warm_start.as_ref());
-    let mut times: Vec<Vec<f64>> = runs
-        .iter()
-        .map(|r| solve_time(r).into_iter().collect())
-        .collect();
-    for _ in 1..args.repeat {
-        for (k, again) in compare(make_candidates()?, &problem, warm_start.as_ref())
-            .iter()
-            .enumerate()
-        {
-            times[k].extend(solve_time(again));
-        }
-    }
-    let spreads: Vec<Option<Spread>> = times.iter().map(|t| Spread::of(t)).collect();
-    for (run, spread) in runs.iter_mut().zip(&spreads) {
-        if let (RunOutcome::Solved(solved), Some(spread)) = (&mut run.outcome, spread) {
-            solved.solve_time = spread.median;
-        }
-    }
+    // The same arguments build the same solvers: the first round's errors are the user's,
+    // and a later round cannot fail where the first succeeded.
+    let first = make_candidates()?;
+    let rounds = std::iter::once(first)
+        .chain((1..args.repeat).map(|_| make_candidates().unwrap_or_default()));
+    let runs = compare_repeated(rounds, &problem, warm_start.as_ref());
     let derivative = if args.derivatives {
         runs.first()
             .and_then(|run| derivative_of(&problem, run, args.derivatives_delassus))
@@ -224,13 +211,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             value["lambda_solver"] = json!(run.solver);
         }
         if args.repeat > 1 {
-            let spread: Vec<_> = runs
-                .iter()
-                .zip(&spreads)
-                .filter_map(|(run, s)| Some(json!({ "solver": run.solver, "solve_time_s": (*s)? })))
-                .collect();
             value["repeat"] = json!(args.repeat);
-            value["solve_time_spread"] = json!(spread);
         }
         match &derivative {
             Some(Ok(d)) => value["derivatives"] = serde_json::to_value(d)?,
@@ -261,7 +242,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     out!("{text}");
     if args.repeat > 1 && !args.json {
-        out!("{}", spread_lines(&runs, &spreads));
+        out!("{}", spread_lines(&runs));
     }
     let all_converged = runs
         .iter()
@@ -318,61 +299,29 @@ fn candidates(
 }
 
 /// Each solver's median time over the `--repeat` solves, with their extremes.
-fn spread_lines(runs: &[SolverRun], spreads: &[Option<Spread>]) -> String {
+fn spread_lines(runs: &[SolverRun]) -> String {
+    let spreads: Vec<(&str, TimeSpread)> = runs
+        .iter()
+        .filter_map(|run| Some((run.solver.as_str(), run.solved()?.solve_time_spread?)))
+        .collect();
     let mut out = String::new();
-    if let Some(n) = spreads.iter().flatten().map(|s| s.samples).max() {
+    if let Some(n) = spreads.iter().map(|(_, s)| s.samples).max() {
         let _ = writeln!(
             out,
             "\ntime of {n} solves from the same start, median (min - max):"
         );
     }
-    for (run, spread) in runs.iter().zip(spreads) {
-        if let Some(s) = spread {
-            let _ = writeln!(
-                out,
-                "  {:<18} {} ({} - {})",
-                run.solver,
-                format_duration(s.median),
-                format_duration(s.min),
-                format_duration(s.max)
-            );
-        }
+    for (solver, s) in spreads {
+        let _ = writeln!(
+            out,
+            "  {:<18} {} ({} - {})",
+            solver,
+            format_duration(s.median),
+            format_duration(s.min),
+            format_duration(s.max)
+        );
     }
     out
-}
-
-/// The wall time of a solve, when the solver ran.
-fn solve_time(run: &SolverRun) -> Option<f64> {
-    run.solved().map(|s| s.solve_time)
-}
-
-/// The median and the extremes of a solver's times over `--repeat` solves (s).
-#[derive(Debug, Clone, Copy, serde::Serialize)]
-struct Spread {
-    median: f64,
-    min: f64,
-    max: f64,
-    samples: usize,
-}
-
-impl Spread {
-    /// `None` for no times.
-    fn of(times: &[f64]) -> Option<Self> {
-        let mut sorted = times.to_vec();
-        sorted.sort_by(f64::total_cmp);
-        let n = sorted.len();
-        let median = match n {
-            0 => return None,
-            _ if n % 2 == 1 => sorted[n / 2],
-            _ => 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]),
-        };
-        Some(Self {
-            median,
-            min: sorted[0],
-            max: sorted[n - 1],
-            samples: n,
-        })
-    }
 }
 
 /// The converged answer with the smallest relative criterion, if any solver converged.

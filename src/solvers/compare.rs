@@ -40,6 +40,13 @@ pub struct SolvedRun {
     /// The tested criterion per iteration, when recorded.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub history: Option<Vec<f64>>,
+    /// The times of repeated solves from the same start (s), when the solve was repeated
+    /// ([`compare_repeated`]); `solve_time` is then their median.
+    #[serde(
+        rename = "solve_time_spread_s",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub solve_time_spread: Option<TimeSpread>,
 }
 
 impl SolvedRun {
@@ -58,6 +65,7 @@ impl SolvedRun {
             c: report.velocity.iter().copied().collect(),
             metrics,
             history: report.history,
+            solve_time_spread: None,
         }
     }
 }
@@ -153,6 +161,74 @@ pub fn compare(
             },
         })
         .collect()
+}
+
+/// [`compare`] repeated: the first round's candidates give the answers, and every round's
+/// times (each round a fresh set of the same solvers, from the same start) give each
+/// solver's [`TimeSpread`], whose median becomes its `solve_time`. A solver that ran in
+/// no round keeps its error.
+pub fn compare_repeated(
+    mut rounds: impl Iterator<Item = Vec<Candidate>>,
+    problem: &ContactProblem,
+    warm_start: Option<&DVector<f64>>,
+) -> Vec<SolverRun> {
+    let Some(first) = rounds.next() else {
+        return Vec::new();
+    };
+    let mut runs = compare(first, problem, warm_start);
+    let mut times: Vec<Vec<f64>> = runs.iter().map(|r| solve_times(r).collect()).collect();
+    for round in rounds {
+        for (k, again) in compare(round, problem, warm_start).iter().enumerate() {
+            if let Some(t) = times.get_mut(k) {
+                t.extend(solve_times(again));
+            }
+        }
+    }
+    for (run, t) in runs.iter_mut().zip(&times) {
+        if let (RunOutcome::Solved(solved), Some(spread)) = (&mut run.outcome, TimeSpread::of(t)) {
+            solved.solve_time = spread.median;
+            solved.solve_time_spread = Some(spread);
+        }
+    }
+    runs
+}
+
+/// The wall time of a solve, when the solver ran.
+fn solve_times(run: &SolverRun) -> impl Iterator<Item = f64> + '_ {
+    run.solved().map(|s| s.solve_time).into_iter()
+}
+
+/// The median and the extremes of a solver's times over repeated solves (s).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct TimeSpread {
+    /// The median time.
+    pub median: f64,
+    /// The fastest.
+    pub min: f64,
+    /// The slowest.
+    pub max: f64,
+    /// How many solves.
+    pub samples: usize,
+}
+
+impl TimeSpread {
+    /// The spread of `times`; `None` for no times.
+    pub fn of(times: &[f64]) -> Option<Self> {
+        let mut sorted = times.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        let n = sorted.len();
+        let median = match n {
+            0 => return None,
+            _ if n % 2 == 1 => sorted[n / 2],
+            _ => 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]),
+        };
+        Some(Self {
+            median,
+            min: sorted[0],
+            max: sorted[n - 1],
+            samples: n,
+        })
+    }
 }
 
 /// A plain-text table of a comparison: status, iterations, time, the solver's own
