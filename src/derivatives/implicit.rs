@@ -169,8 +169,7 @@ pub fn differentiate(
     }
     let tolerance = settings.mode_tolerance.max(residual);
     let mut modes = Vec::with_capacity(n);
-    let mut linearizations = Vec::with_capacity(n);
-    let mut active = Vec::new();
+    let mut decisions = Vec::with_capacity(n);
     for i in 0..n {
         let (li, ci) = (contact_vector(lambda, i), contact_vector(&c, i));
         let mu = problem.mu_of(i);
@@ -181,21 +180,37 @@ pub fn differentiate(
             tolerance,
         };
         let decision = decide(model, mu, &li, &ci, &scales);
-        let lin = linearize(model, mu, &li, &ci, &problem.diagonal_block(i), &decision)
-            .map_err(|reason| DerivativeError::NotDifferentiable { contact: i, reason })?;
-        if decision.report.mode != ContactMode::TakeOff {
-            active.push(i);
-        }
         modes.push(decision.report);
-        linearizations.push(lin);
+        decisions.push(decision);
     }
+    let active: Vec<usize> = (0..n)
+        .filter(|&i| modes[i].mode != ContactMode::TakeOff)
+        .collect();
     let symmetric = active.iter().all(|&i| modes[i].mode == ContactMode::Stick);
-    let k = system_matrix(problem, &active, &linearizations);
-    let system = LinearSystem::new(k, symmetric, settings.rank_tolerance);
+    let linearized = |lambda: &DVector<f64>, c: &DVector<f64>| {
+        let linearizations = linearize_all(model, problem, lambda, c, &decisions)?;
+        let k = system_matrix(problem, &active, &linearizations);
+        Ok::<_, DerivativeError>((
+            linearizations,
+            LinearSystem::new(k, symmetric, settings.rank_tolerance),
+        ))
+    };
+    let (mut lambda, mut c, mut residual) = (lambda.clone(), c, residual);
+    let (mut linearizations, mut system) = linearized(&lambda, &c)?;
+    for _ in 0..settings.polish_steps {
+        let candidate = newton_step(model, problem, &lambda, &c, &decisions, &active, &system);
+        let candidate_c = problem.velocity(&candidate);
+        let candidate_residual = model_criteria(model, problem, &candidate, &candidate_c).relative;
+        if !(candidate.iter().all(|x| x.is_finite()) && candidate_residual < residual) {
+            break;
+        }
+        (lambda, c, residual) = (candidate, candidate_c, candidate_residual);
+        (linearizations, system) = linearized(&lambda, &c)?;
+    }
     Ok(SolutionDerivative {
         model,
         n,
-        lambda: lambda.clone(),
+        lambda,
         modes,
         active,
         linearizations,
@@ -203,6 +218,109 @@ pub fn differentiate(
         tolerance,
         residual,
     })
+}
+
+/// Every contact's linearized conditions at `(λ, c)` in its decided mode.
+fn linearize_all(
+    model: ContactModel,
+    problem: &ContactProblem,
+    lambda: &DVector<f64>,
+    c: &DVector<f64>,
+    decisions: &[Decision],
+) -> Result<Vec<Linearization>, DerivativeError> {
+    decisions
+        .iter()
+        .enumerate()
+        .map(|(i, decision)| {
+            let (li, ci) = (contact_vector(lambda, i), contact_vector(c, i));
+            let block = problem.diagonal_block(i);
+            linearize(model, problem.mu_of(i), &li, &ci, &block, decision)
+                .map_err(|reason| DerivativeError::NotDifferentiable { contact: i, reason })
+        })
+        .collect()
+}
+
+/// One Newton step on the conditions of the decided modes, `F(λ) = 0`
+/// ([`mode_condition`]), whose Jacobian with respect to the active contacts' `λ` is `K`
+/// (`dc = (G + R) dλ`): `λ_S ← λ_S − K⁻¹ F_S(λ)`, the take-off contacts' `λ_i ← 0`.
+fn newton_step(
+    model: ContactModel,
+    problem: &ContactProblem,
+    lambda: &DVector<f64>,
+    c: &DVector<f64>,
+    decisions: &[Decision],
+    active: &[usize],
+    system: &LinearSystem,
+) -> DVector<f64> {
+    let mut step = DMatrix::zeros(3 * active.len(), 1);
+    for (a, &i) in active.iter().enumerate() {
+        let (li, ci) = (contact_vector(lambda, i), contact_vector(c, i));
+        let block = problem.diagonal_block(i);
+        let f = mode_condition(model, problem.mu_of(i), &li, &ci, &block, &decisions[i]);
+        step.fixed_view_mut::<3, 1>(3 * a, 0).copy_from(&(-f));
+    }
+    system.solve_in_place(&mut step);
+    let mut out = DVector::zeros(lambda.len());
+    for (a, &i) in active.iter().enumerate() {
+        let x = contact_vector(lambda, i) + step.fixed_view::<3, 1>(3 * a, 0);
+        out.fixed_rows_mut::<3>(3 * i).copy_from(&x);
+    }
+    out
+}
+
+/// `F_i(λ)`, the conditions [`linearize`] differentiates, zero at an exact answer in the
+/// decided mode: stick `c_i`; slide on the ice-cream cone `(λ_T + μ λ_N u, c_N)` (NCP) or
+/// `(…, c_N − μ ‖c_T‖)` (CCP); on the pyramid `λ_k + μ σ_k λ_N` on a sliding axis, `c_k`
+/// on a sticking one, and `c_N`; RaiSim's `(‖λ_T‖ − μ λ_N, (c_T × d) / (‖c_T‖ ‖d‖), c_N)`.
+fn mode_condition(
+    model: ContactModel,
+    mu: f64,
+    lambda: &Vector3<f64>,
+    c: &Vector3<f64>,
+    block: &Matrix3<f64>,
+    decision: &Decision,
+) -> Vector3<f64> {
+    if decision.report.mode != ContactMode::Slide {
+        return *c;
+    }
+    let slip = c.xy().norm();
+    let u = if decision.no_direction || slip == 0.0 {
+        Vector2::zeros()
+    } else {
+        c.xy() / slip
+    };
+    match model {
+        ContactModel::Lcp => {
+            let mut f = *c;
+            for k in 0..2 {
+                if decision.sliding_axes[k] {
+                    let sigma = if c[k] >= 0.0 { 1.0 } else { -1.0 };
+                    f[k] = lambda[k] + mu * sigma * lambda.z;
+                }
+            }
+            f
+        }
+        ContactModel::Raisim if mu > 0.0 => {
+            let g_nn = block[(2, 2)];
+            let g_nt = Vector2::new(block[(2, 0)], block[(2, 1)]);
+            let beta = if g_nn > 0.0 {
+                mu * mu * lambda.z / g_nn
+            } else {
+                0.0
+            };
+            let d = lambda.xy() + g_nt * beta;
+            let cross = (c.x * d.y - c.y * d.x) / (slip * d.norm());
+            Vector3::new(lambda.xy().norm() - mu * lambda.z, cross, c.z)
+        }
+        ContactModel::Ccp => {
+            let t = lambda.xy() + u * (mu * lambda.z);
+            Vector3::new(t.x, t.y, c.z - mu * slip)
+        }
+        _ => {
+            let t = lambda.xy() + u * (mu * lambda.z);
+            Vector3::new(t.x, t.y, c.z)
+        }
+    }
 }
 
 /// `K`: block `(a, b)` is `Q_i (G + R)_ij + δ_ab P_i` over the active contacts.

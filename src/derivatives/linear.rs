@@ -2,15 +2,17 @@
 //! for every right-hand side (a Jacobian's columns, a JVP, a VJP through `Kᵀ`).
 //!
 //! `K` is the block `(G + R)_SS` of the active contacts when every one of them sticks
-//! (symmetric positive semi-definite: Cholesky), and otherwise a general square matrix
-//! (LU with partial pivoting). When the factor's pivots say that `K` is singular to
-//! `rank_tolerance` (redundant contacts: four corners of a sole carry six independent
-//! forces, not twelve), the least-norm least-squares solution `K⁺ b` is used instead, from
-//! the symmetric eigen-decomposition or the SVD with singular values below
-//! `rank_tolerance · σ_max` dropped: of the answers that satisfy the linearized conditions
-//! (as well as they can be satisfied), the smallest change of `λ`.
+//! (symmetric positive semi-definite: Cholesky with diagonal pivoting), and otherwise a
+//! general square matrix (LU with partial pivoting). When the factor's pivots say that `K`
+//! is singular to `rank_tolerance` (redundant contacts: four corners of a sole carry six
+//! independent forces, not twelve), the least-norm least-squares solution `K⁺ b` is used
+//! instead: of the answers that satisfy the linearized conditions (as well as they can be
+//! satisfied), the smallest change of `λ`. A symmetric `K` stops its pivoted Cholesky at
+//! rank `r`, `K = P F Fᵀ Pᵀ` with `F` (`m × r`) of full column rank, and with `F = Q R`,
+//! `K⁺ = P F (Fᵀ F)⁻² Fᵀ Pᵀ = P Q R⁻ᵀ R⁻¹ Qᵀ Pᵀ`; a general one goes through the SVD with singular values
+//! below `rank_tolerance · σ_max` dropped.
 
-use nalgebra::{Cholesky, DMatrix, Dyn, PermutationSequence};
+use nalgebra::{DMatrix, Dyn, PermutationSequence};
 use serde::Serialize;
 
 /// How the system was solved.
@@ -19,7 +21,7 @@ use serde::Serialize;
 pub enum LinearMethod {
     /// No active contact: nothing to solve.
     Empty,
-    /// Cholesky of the symmetric `(G + R)_SS` (every active contact sticks).
+    /// Cholesky (pivoted) of the symmetric `(G + R)_SS` (every active contact sticks).
     Cholesky,
     /// LU with partial pivoting.
     Lu,
@@ -29,7 +31,17 @@ pub enum LinearMethod {
 
 enum Factor {
     Empty,
-    Cholesky(Cholesky<f64, Dyn>),
+    /// `K = P F Fᵀ Pᵀ`, `F` lower triangular: row `a` of `F` is row `order[a]` of `K`.
+    Cholesky {
+        order: Vec<usize>,
+        lower: DMatrix<f64>,
+    },
+    /// `K⁺ = P Q R⁻ᵀ R⁻¹ Qᵀ Pᵀ` of a rank-deficient symmetric `K` (module docs).
+    SymmetricPseudo {
+        order: Vec<usize>,
+        q: DMatrix<f64>,
+        r: DMatrix<f64>,
+    },
     Lu {
         permutation: PermutationSequence<Dyn>,
         lower: DMatrix<f64>,
@@ -59,18 +71,7 @@ impl LinearSystem {
             };
         }
         if symmetric {
-            if let Some(chol) = k.clone().cholesky() {
-                let pivots = chol.l().diagonal().map(|x| x * x);
-                if well_conditioned(pivots.iter().copied(), rank_tolerance) {
-                    return Self {
-                        factor: Factor::Cholesky(chol),
-                        method: LinearMethod::Cholesky,
-                        rank: dim,
-                        dim,
-                    };
-                }
-            }
-            return Self::symmetric_pseudo_inverse(k, rank_tolerance);
+            return Self::symmetric(&k, rank_tolerance);
         }
         let (permutation, lower, upper) = k.clone().lu().unpack();
         if well_conditioned(upper.diagonal().iter().map(|x| x.abs()), rank_tolerance) {
@@ -88,25 +89,26 @@ impl LinearSystem {
         Self::pseudo_inverse(k, rank_tolerance)
     }
 
-    /// `K⁺ = V Λ⁺ Vᵀ` of a symmetric `K`.
-    fn symmetric_pseudo_inverse(k: DMatrix<f64>, rank_tolerance: f64) -> Self {
+    /// A symmetric positive semi-definite `K` by its pivoted Cholesky factor: the factor
+    /// itself at full rank, `K⁺` from its QR otherwise (module docs).
+    fn symmetric(k: &DMatrix<f64>, rank_tolerance: f64) -> Self {
         let dim = k.nrows();
-        let eigen = k.symmetric_eigen();
-        let largest = eigen.eigenvalues.amax();
-        let floor = rank_tolerance * largest;
-        let mut scaled = eigen.eigenvectors.clone();
-        let mut rank = 0;
-        for (j, &value) in eigen.eigenvalues.iter().enumerate() {
-            let inverse = if value > floor {
-                rank += 1;
-                1.0 / value
-            } else {
-                0.0
+        let (order, lower, rank) = pivoted_cholesky(k, rank_tolerance);
+        if rank == dim {
+            return Self {
+                factor: Factor::Cholesky { order, lower },
+                method: LinearMethod::Cholesky,
+                rank,
+                dim,
             };
-            scaled.column_mut(j).scale_mut(inverse);
         }
+        let qr = lower.columns(0, rank).into_owned().qr();
         Self {
-            factor: Factor::Pseudo(scaled * eigen.eigenvectors.transpose()),
+            factor: Factor::SymmetricPseudo {
+                order,
+                q: qr.q(),
+                r: qr.r(),
+            },
             method: LinearMethod::LeastNorm,
             rank,
             dim,
@@ -153,7 +155,7 @@ impl LinearSystem {
     pub(crate) fn solve_in_place(&self, b: &mut DMatrix<f64>) {
         match &self.factor {
             Factor::Empty => {}
-            Factor::Cholesky(chol) => chol.solve_mut(b),
+            Factor::Cholesky { .. } | Factor::SymmetricPseudo { .. } => self.solve_symmetric(b),
             Factor::Lu {
                 permutation,
                 lower,
@@ -171,7 +173,7 @@ impl LinearSystem {
     pub(crate) fn solve_transpose_in_place(&self, b: &mut DMatrix<f64>) {
         match &self.factor {
             Factor::Empty => {}
-            Factor::Cholesky(chol) => chol.solve_mut(b),
+            Factor::Cholesky { .. } | Factor::SymmetricPseudo { .. } => self.solve_symmetric(b),
             Factor::Lu {
                 permutation,
                 lower,
@@ -185,6 +187,85 @@ impl LinearSystem {
             Factor::Pseudo(inverse) => *b = inverse.tr_mul(b),
         }
     }
+
+    /// `b ← K⁻¹ b` or `K⁺ b` of a symmetric `K` (its own transpose): rows into the
+    /// factor's order, `(F Fᵀ)⁻¹` or `Q R⁻ᵀ R⁻¹ Qᵀ`, rows back.
+    fn solve_symmetric(&self, b: &mut DMatrix<f64>) {
+        let order = match &self.factor {
+            Factor::Cholesky { order, .. } | Factor::SymmetricPseudo { order, .. } => order,
+            _ => return,
+        };
+        let mut y = DMatrix::zeros(b.nrows(), b.ncols());
+        for (a, &i) in order.iter().enumerate() {
+            y.row_mut(a).copy_from(&b.row(i));
+        }
+        match &self.factor {
+            Factor::Cholesky { lower, .. } => {
+                lower.solve_lower_triangular_mut(&mut y);
+                lower.tr_solve_lower_triangular_mut(&mut y);
+            }
+            Factor::SymmetricPseudo { q, r, .. } => {
+                let mut z = q.tr_mul(&y);
+                r.solve_upper_triangular_mut(&mut z);
+                r.tr_solve_upper_triangular_mut(&mut z);
+                y = q * z;
+            }
+            _ => {}
+        }
+        for (a, &i) in order.iter().enumerate() {
+            b.row_mut(i).copy_from(&y.row(a));
+        }
+    }
+}
+
+/// Cholesky with diagonal pivoting of a symmetric positive semi-definite `k` (Higham,
+/// "Accuracy and Stability of Numerical Algorithms", §10.3): at step `j` the largest
+/// diagonal entry of the remaining Schur complement is the pivot, and the factorization
+/// stops when it is at most `tolerance` times the first pivot. Returns the order of the
+/// rows (`order[a]` is row `a` of the factor), the lower-triangular factor `F` (`m × m`,
+/// columns past the rank zero) with `P F Fᵀ Pᵀ ≈ k`, and the rank.
+fn pivoted_cholesky(k: &DMatrix<f64>, tolerance: f64) -> (Vec<usize>, DMatrix<f64>, usize) {
+    let m = k.nrows();
+    let mut order: Vec<usize> = (0..m).collect();
+    let mut schur = k.clone();
+    let mut lower = DMatrix::zeros(m, m);
+    let mut first = 0.0;
+    for j in 0..m {
+        let (offset, pivot) = schur.diagonal().rows(j, m - j).iter().enumerate().fold(
+            (0, f64::NEG_INFINITY),
+            |best, (i, &d)| {
+                if d > best.1 {
+                    (i, d)
+                } else {
+                    best
+                }
+            },
+        );
+        if j == 0 {
+            first = pivot;
+        }
+        if !(pivot.is_finite() && pivot > tolerance * first && pivot > 0.0) {
+            return (order, lower, j);
+        }
+        let p = j + offset;
+        order.swap(j, p);
+        schur.swap_rows(j, p);
+        schur.swap_columns(j, p);
+        lower.swap_rows(j, p);
+        let root = pivot.sqrt();
+        lower[(j, j)] = root;
+        for i in j + 1..m {
+            lower[(i, j)] = schur[(i, j)] / root;
+        }
+        // The Schur complement, both triangles (the swaps mix them): S_il −= F_ij F_lj.
+        for l in j + 1..m {
+            let f_l = lower[(l, j)];
+            for i in j + 1..m {
+                schur[(i, l)] -= lower[(i, j)] * f_l;
+            }
+        }
+    }
+    (order, lower, m)
 }
 
 /// The smallest pivot is above `tolerance` times the largest (and every pivot finite).
@@ -225,6 +306,23 @@ mod tests {
         let lu = LinearSystem::new(general.clone(), false, 1e-10);
         assert_eq!(lu.method(), LinearMethod::Lu);
         check_solves(&general, &lu);
+    }
+
+    #[test]
+    fn a_rank_deficient_symmetric_system_gets_the_pseudo_inverse() {
+        // K = B Bᵀ, 7 × 7 of rank 4, against the SVD's pseudo-inverse.
+        let b = DMatrix::from_fn(7, 4, |i, j| {
+            ((i * 5 + j * 3) % 7) as f64 - 2.5 + 0.1 * j as f64
+        });
+        let k = &b * b.transpose();
+        let system = LinearSystem::new(k.clone(), true, 1e-10);
+        assert_eq!(system.method(), LinearMethod::LeastNorm);
+        assert_eq!(system.rank(), (4, 7));
+        let expected = k.clone().pseudo_inverse(1e-9).expect("an SVD");
+        let mut x = DMatrix::identity(7, 7);
+        system.solve_in_place(&mut x);
+        let error = (&x - &expected).amax() / expected.amax();
+        assert!(error < 1e-12, "pseudo-inverse off by {error:.2e}");
     }
 
     #[test]

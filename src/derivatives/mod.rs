@@ -116,6 +116,9 @@ pub enum DerivativeError {
     },
 }
 
+/// The most Newton steps [`DerivativeSettings::polish_steps`] allows.
+pub const MAX_POLISH_STEPS: usize = 20;
+
 /// The tolerances of [`differentiate`].
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct DerivativeSettings {
@@ -130,6 +133,11 @@ pub struct DerivativeSettings {
     /// system rank-deficient, solved least-norm with the singular values below this times
     /// the largest dropped. Default `1e-10`.
     pub rank_tolerance: f64,
+    /// Newton steps on the conditions of the decided modes before differentiating
+    /// ("polish", docs/derivatives.md): each is kept only while the answer's relative
+    /// criterion decreases, and the derivative is then that of the polished answer
+    /// ([`SolutionDerivative::lambda`]). Default 0 (the answer as given).
+    pub polish_steps: usize,
 }
 
 impl Default for DerivativeSettings {
@@ -138,6 +146,7 @@ impl Default for DerivativeSettings {
             mode_tolerance: 1e-8,
             max_residual: 1e-4,
             rank_tolerance: 1e-10,
+            polish_steps: 0,
         }
     }
 }
@@ -164,6 +173,13 @@ impl DerivativeSettings {
         }
         if !(self.rank_tolerance > 0.0 && self.rank_tolerance < 1.0) {
             return invalid("rank_tolerance", self.rank_tolerance, "must lie in ]0, 1[");
+        }
+        if self.polish_steps > MAX_POLISH_STEPS {
+            return invalid(
+                "polish_steps",
+                self.polish_steps as f64,
+                "must be at most 20 (Newton converges in a few)",
+            );
         }
         Ok(())
     }

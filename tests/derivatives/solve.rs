@@ -178,12 +178,24 @@ struct Case {
     derivative: SolutionDerivative,
 }
 
-fn solved(id: SolverId, problem: ContactProblem, expected: &[ContactMode], case: &str) -> Case {
+fn solved(
+    id: SolverId,
+    problem: ContactProblem,
+    expected: &[ContactMode],
+    case: &str,
+    settings: &DerivativeSettings,
+) -> Case {
     let mut solver = tight(id);
     let report = solver.solve(&problem, None).expect("solvable");
     assert!(report.status.is_converged(), "{case}: {}", report.status);
-    let derivative = differentiate_report(&problem, solver.model(), &report, &Default::default())
+    let derivative = differentiate_report(&problem, solver.model(), &report, settings)
         .unwrap_or_else(|e| panic!("{case}: {e}"));
+    let given = differentiate_report(&problem, solver.model(), &report, &Default::default())
+        .unwrap_or_else(|e| panic!("{case}: {e}"));
+    assert!(
+        derivative.residual() <= given.residual(),
+        "{case}: polishing worsened the answer"
+    );
     let modes: Vec<ContactMode> = derivative.modes().iter().map(|m| m.mode).collect();
     assert_eq!(modes, expected, "{case}: modes");
     assert!(
@@ -330,8 +342,8 @@ const INTERIOR_POINT_DIFFERENCES: FiniteDifferences = FiniteDifferences {
     fourth_order: true,
 };
 
-/// `tolerance` against the reference differences.
-fn check_solver(id: SolverId, tolerance: f64) {
+/// `tolerance` against the reference differences, the derivative taken with `settings`.
+fn check_solver(id: SolverId, tolerance: f64, settings: &DerivativeSettings) {
     let mut rng = ChaCha8Rng::seed_from_u64(11);
     let (mut worst, mut worst_own): (f64, f64) = (0.0, 0.0);
     let interior_point = reference_of(id) != id;
@@ -340,7 +352,7 @@ fn check_solver(id: SolverId, tolerance: f64) {
             for compliance in [false, true] {
                 let label = format!("{id}, {n} contacts, {name}, R: {compliance}, seed {seed}");
                 let problem = planted(model_of(id), seed, &modes, compliance);
-                let case = solved(id, problem, &modes, &label);
+                let case = solved(id, problem, &modes, &label, settings);
                 let (fd, reference) = (&TIGHT_DIFFERENCES, reference_of(id));
                 let scope = if n <= 2 {
                     Scope::All
@@ -368,27 +380,37 @@ fn check_solver(id: SolverId, tolerance: f64) {
 
 #[test]
 fn ncp_admm_derivatives_match_finite_differences() {
-    check_solver(SolverId::NcpAdmm, RELATIVE);
+    check_solver(SolverId::NcpAdmm, RELATIVE, &DerivativeSettings::default());
 }
 
 #[test]
 fn ccp_admm_derivatives_match_finite_differences() {
-    check_solver(SolverId::CcpAdmm, RELATIVE);
+    check_solver(SolverId::CcpAdmm, RELATIVE, &DerivativeSettings::default());
 }
 
 #[test]
 fn ccp_ipm_derivatives_match_finite_differences() {
-    check_solver(SolverId::CcpIpm, 5e-6);
+    check_solver(SolverId::CcpIpm, 5e-6, &DerivativeSettings::default());
+}
+
+#[test]
+fn ccp_ipm_derivatives_of_the_polished_answer_match_finite_differences() {
+    let polished = DerivativeSettings {
+        polish_steps: 3,
+        ..DerivativeSettings::default()
+    };
+    // Measured 6.2e-9, as ccp-admm's answers: the polished answer is the exact one.
+    check_solver(SolverId::CcpIpm, 2e-8, &polished);
 }
 
 #[test]
 fn lcp_qp_derivatives_match_finite_differences() {
-    check_solver(SolverId::LcpQp, RELATIVE);
+    check_solver(SolverId::LcpQp, RELATIVE, &DerivativeSettings::default());
 }
 
 #[test]
 fn raisim_derivatives_match_finite_differences() {
-    check_solver(SolverId::Raisim, RELATIVE);
+    check_solver(SolverId::Raisim, RELATIVE, &DerivativeSettings::default());
 }
 
 #[test]

@@ -294,7 +294,7 @@ impl Simulator {
         // Φ_q, Φ_v (module docs).
         let mut phi_q = -rnea.dtau_dq;
         let mut phi_v = -rnea.dtau_dv;
-        // M⁻¹, dense: every product with it below is a matrix product.
+        // M⁻¹, dense: B's block, M⁻¹ Jᵀ and the PD's inertia scaling read it.
         let mut inverse_mass = DMatrix::identity(nv, nv);
         self.solve_mass(&mut inverse_mass).map_err(dynamics_error)?;
         self.add_controller_derivatives(&ws, &inverse_mass, q, v, &mut phi_q, &mut phi_v)
@@ -320,17 +320,16 @@ impl Simulator {
                 point_force_derivative(model, &ws, joint, point, &f, anchors, scale, &mut phi_q);
             }
         }
-        // V_λ = [Δt M⁻¹ Φ_q, I + Δt M⁻¹ Φ_v, Δt M⁻¹].
+        // V_λ = [Δt M⁻¹ Φ_q, I + Δt M⁻¹ Φ_v, Δt M⁻¹]: the first two blocks solved column by
+        // column through the step's factor of M (sparse), not multiplied by a dense M⁻¹.
         let mut v_lambda = DMatrix::zeros(nv, 3 * nv);
-        v_lambda
-            .columns_mut(0, nv)
-            .gemm(dt, &inverse_mass, &phi_q, 0.0);
-        v_lambda
-            .columns_mut(nv, nv)
-            .gemm(dt, &inverse_mass, &phi_v, 0.0);
-        v_lambda
-            .columns_mut(2 * nv, nv)
-            .copy_from(&(&inverse_mass * dt));
+        v_lambda.columns_mut(0, nv).copy_from(&phi_q);
+        v_lambda.columns_mut(nv, nv).copy_from(&phi_v);
+        v_lambda.columns_mut(2 * nv, nv).copy_from(&inverse_mass);
+        v_lambda *= dt;
+        for column in v_lambda.as_mut_slice()[..2 * nv * nv].chunks_mut(nv) {
+            self.mass.solve_in_place(column).map_err(dynamics_error)?;
+        }
         for k in 0..nv {
             v_lambda[(k, nv + k)] += 1.0;
         }
@@ -339,9 +338,10 @@ impl Simulator {
             ContactResponse::default()
         } else {
             let jacobian = self.contact_jacobian(&contacts).map_err(dynamics_error)?;
-            let response =
-                self.contact_response(&ws, &contacts, &jacobian, &v_lambda, v, &v_next)?;
-            let inverse_mass_jt = &inverse_mass * jacobian.transpose();
+            let supports = contact_supports(&jacobian);
+            let dg = jacobian_product(&jacobian, &supports, &v_lambda);
+            let response = self.contact_response(&ws, &contacts, &jacobian, dg, v, &v_next)?;
+            let inverse_mass_jt = inverse_mass_jacobian_t(&inverse_mass, &jacobian, &supports);
             dv_next.gemm(1.0, &inverse_mass_jt, &response.d_lambda, 1.0);
             response
         };
@@ -498,14 +498,14 @@ impl Simulator {
         Ok(())
     }
 
-    /// `dλ` (`3n × 3nv`) for the columns of `V_λ`: `dg = J V_λ + ∂(J v⁺ + b)/∂(q, v)` at
-    /// fixed `λ` (module docs), through the solve's derivative.
+    /// `dλ` (`3n × 3nv`) from `dg = J V_λ` given: `dg += ∂(J v⁺ + b)/∂(q, v)` at fixed `λ`
+    /// (module docs), then the solve's derivative along it.
     fn contact_response(
         &self,
         ws: &DerivativeWorkspace,
         contacts: &[HeldContact],
         jacobian: &DMatrix<f64>,
-        v_lambda: &DMatrix<f64>,
+        mut dg: DMatrix<f64>,
         v: &DVector<f64>,
         v_next: &DVector<f64>,
     ) -> Result<ContactResponse, StepDerivativeError> {
@@ -513,7 +513,6 @@ impl Simulator {
         let model = &self.world.model;
         let nv = model.nv();
         let dynamics_error = |source| StepDerivativeError::Dynamics { step, source };
-        let mut dg = jacobian * v_lambda;
         let (mut after, mut before) = (Vec::new(), Vec::new());
         world_twists(model, ws, v_next, &mut after).map_err(dynamics_error)?;
         world_twists(model, ws, v, &mut before).map_err(dynamics_error)?;
@@ -644,6 +643,57 @@ fn next_configuration_change(
         }
     }
     dq_next
+}
+
+/// Per contact, the dofs where its three rows of `J` are not all zero (its support: the
+/// chains of its bodies), increasing.
+fn contact_supports(jacobian: &DMatrix<f64>) -> Vec<Vec<usize>> {
+    (0..jacobian.nrows() / 3)
+        .map(|i| {
+            let rows = jacobian.rows(3 * i, 3);
+            (0..jacobian.ncols())
+                .filter(|&k| rows.column(k).iter().any(|x| *x != 0.0))
+                .collect()
+        })
+        .collect()
+}
+
+/// `J x` (`3n × cols`) on the contacts' supports.
+fn jacobian_product(
+    jacobian: &DMatrix<f64>,
+    supports: &[Vec<usize>],
+    x: &DMatrix<f64>,
+) -> DMatrix<f64> {
+    let mut out = DMatrix::zeros(jacobian.nrows(), x.ncols());
+    for column in 0..x.ncols() {
+        let x = x.column(column);
+        for (i, support) in supports.iter().enumerate() {
+            let mut sum = Vector3::zeros();
+            for &k in support {
+                sum += jacobian.fixed_view::<3, 1>(3 * i, k) * x[k];
+            }
+            out.fixed_view_mut::<3, 1>(3 * i, column).copy_from(&sum);
+        }
+    }
+    out
+}
+
+/// `M⁻¹ Jᵀ` (`nv × 3n`) from the dense `M⁻¹`, on the contacts' supports.
+fn inverse_mass_jacobian_t(
+    inverse_mass: &DMatrix<f64>,
+    jacobian: &DMatrix<f64>,
+    supports: &[Vec<usize>],
+) -> DMatrix<f64> {
+    let mut out = DMatrix::zeros(inverse_mass.nrows(), jacobian.nrows());
+    for (i, support) in supports.iter().enumerate() {
+        for row in 3 * i..3 * i + 3 {
+            let mut column = out.column_mut(row);
+            for &k in support {
+                column.axpy(jacobian[(row, k)], &inverse_mass.column(k), 1.0);
+            }
+        }
+    }
+    out
 }
 
 /// `dλ` and what the solve's derivative reports.
