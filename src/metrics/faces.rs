@@ -1,4 +1,4 @@
-//! The internal-force split's SOCP ([`super::forces`]) without a conic solver, when every
+//! The internal-force split's SOCP (`src/metrics/forces.rs`) without a conic solver, when every
 //! contact of a component slides or separates on a second-order cone (NCP, CCP, RaiSim).
 //!
 //! Such a contact has a complementarity face `ĉ_i` on (or next to) the boundary of the
@@ -26,10 +26,10 @@ use nalgebra::{DMatrix, DVector, Vector3};
 
 use crate::problem::ContactModel;
 
-use super::forces::ContactConstraint;
-
 /// The SOCP's constraints hold at the answer within this (dimensionless, units of `‖λ‖∞`).
 const ACCEPT: f64 = 1e-10;
+/// The relaxation that keeps an interior in the SOCP's constraints (dimensionless).
+const FLOOR: f64 = 1e-12;
 /// Eigenvalues of `EᵀE` at most this fraction of the largest span `null(E)` (singular
 /// values below `1e-6` of the largest, as for `null(Jᵀ)`).
 const RANK_TOLERANCE: f64 = 1e-12;
@@ -239,4 +239,56 @@ fn project_on_affine(
         .fold(f64::INFINITY, |m, x| m.min(*x));
     (pivot * pivot > RANK_TOLERANCE * scale)
         .then(|| start + a.transpose() * cholesky.solve(&residual))
+}
+
+/// One contact's constraints on `λ̃'_i = λ̃_i + N_i z` (the split's SOCP), dimensionless.
+pub(super) struct ContactConstraint {
+    pub(super) model: ContactModel,
+    pub(super) mu: f64,
+    /// `λ̃_i`.
+    pub(super) lambda: Vector3<f64>,
+    /// `ĉ_i / v_s` when the contact is not at rest (its complementarity face applies).
+    pub(super) face: Option<Vector3<f64>>,
+}
+
+impl ContactConstraint {
+    /// The cone's relaxation `δ`: `λ̃_i`'s own violation plus a floor (keeps `z = 0`
+    /// feasible with an interior).
+    pub(super) fn cone_relaxation(&self) -> f64 {
+        let l = &self.lambda;
+        let violation = if self.model == ContactModel::Lcp {
+            (l.x.abs() - self.mu * l.z)
+                .max(l.y.abs() - self.mu * l.z)
+                .max(-l.z)
+        } else {
+            l.xy().norm() - self.mu * l.z
+        };
+        violation.max(0.0) + FLOOR
+    }
+
+    /// The bound on `|⟨λ̃'_i, ĉ_i⟩|`: `|⟨λ̃_i, ĉ_i⟩|` plus a floor.
+    pub(super) fn face_bound(face: &Vector3<f64>, lambda: &Vector3<f64>) -> f64 {
+        lambda.dot(face).abs() + FLOOR * face.norm()
+    }
+
+    /// Whether `λ̃'_i` satisfies the constraints (exactly as the SOCP states them).
+    pub(super) fn admits(&self, moved: &Vector3<f64>) -> bool {
+        self.admits_within(moved, 0.0)
+    }
+
+    /// Whether `λ̃'_i` satisfies the constraints with each one's bound raised by `slack`.
+    pub(super) fn admits_within(&self, moved: &Vector3<f64>, slack: f64) -> bool {
+        let delta = self.cone_relaxation() + slack;
+        let in_cone = if self.model == ContactModel::Lcp {
+            self.mu * moved.z - moved.x.abs() + delta >= 0.0
+                && self.mu * moved.z - moved.y.abs() + delta >= 0.0
+                && moved.z + delta >= 0.0
+        } else {
+            moved.xy().norm() <= self.mu * moved.z + delta
+        };
+        in_cone
+            && self.face.is_none_or(|face| {
+                moved.dot(&face).abs() <= Self::face_bound(&face, &self.lambda) + slack
+            })
+    }
 }

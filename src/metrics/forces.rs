@@ -49,7 +49,7 @@ use serde::{Deserialize, Serialize};
 use crate::problem::conic::{ConicLimits, ConicProgram};
 use crate::problem::{cones, contact_vector, ContactModel, ContactProblem};
 
-use super::faces::least_internal_force_on_rays;
+use super::faces::{least_internal_force_on_rays, ContactConstraint};
 use super::null_space::{null_space_of_transpose, with_workspace, NullSpaceWorkspace};
 /// A contact whose corrected velocity is at most this fraction of `v_s` is at rest.
 const AT_REST: f64 = 1e-4;
@@ -60,8 +60,6 @@ const NEGLIGIBLE: f64 = 1e-9;
 const SOCP_TOLERANCE: f64 = 1e-10;
 /// Clarabel's iteration cap on the SOCP.
 const SOCP_MAX_ITER: usize = 200;
-/// The relaxation that keeps an interior in the SOCP's constraints (dimensionless).
-const FLOOR: f64 = 1e-12;
 /// Largest `dim null(Jᵀ)` of a coupled component whose SOCP goes to clarabel; a larger
 /// one (a pile of a hundred touching cubes) leaves the split empty rather than spend
 /// seconds on a step (module doc).
@@ -442,58 +440,6 @@ fn split_with(
         spurious: z.norm() * impulse_scale,
     };
     Some(split)
-}
-
-/// One contact's constraints on `λ̃'_i = λ̃_i + N_i z` (module doc), dimensionless.
-pub(super) struct ContactConstraint {
-    pub(super) model: ContactModel,
-    pub(super) mu: f64,
-    /// `λ̃_i`.
-    pub(super) lambda: Vector3<f64>,
-    /// `ĉ_i / v_s` when the contact is not at rest (its complementarity face applies).
-    pub(super) face: Option<Vector3<f64>>,
-}
-
-impl ContactConstraint {
-    /// The cone's relaxation `δ`: `λ̃_i`'s own violation plus a floor (keeps `z = 0`
-    /// feasible with an interior).
-    pub(super) fn cone_relaxation(&self) -> f64 {
-        let l = &self.lambda;
-        let violation = if self.model == ContactModel::Lcp {
-            (l.x.abs() - self.mu * l.z)
-                .max(l.y.abs() - self.mu * l.z)
-                .max(-l.z)
-        } else {
-            l.xy().norm() - self.mu * l.z
-        };
-        violation.max(0.0) + FLOOR
-    }
-
-    /// The bound on `|⟨λ̃'_i, ĉ_i⟩|`: `|⟨λ̃_i, ĉ_i⟩|` plus a floor.
-    pub(super) fn face_bound(face: &Vector3<f64>, lambda: &Vector3<f64>) -> f64 {
-        lambda.dot(face).abs() + FLOOR * face.norm()
-    }
-
-    /// Whether `λ̃'_i` satisfies the constraints (exactly as the SOCP states them).
-    fn admits(&self, moved: &Vector3<f64>) -> bool {
-        self.admits_within(moved, 0.0)
-    }
-
-    /// Whether `λ̃'_i` satisfies the constraints with each one's bound raised by `slack`.
-    pub(super) fn admits_within(&self, moved: &Vector3<f64>, slack: f64) -> bool {
-        let delta = self.cone_relaxation() + slack;
-        let in_cone = if self.model == ContactModel::Lcp {
-            self.mu * moved.z - moved.x.abs() + delta >= 0.0
-                && self.mu * moved.z - moved.y.abs() + delta >= 0.0
-                && moved.z + delta >= 0.0
-        } else {
-            moved.xy().norm() <= self.mu * moved.z + delta
-        };
-        in_cone
-            && self.face.is_none_or(|face| {
-                moved.dot(&face).abs() <= Self::face_bound(&face, &self.lambda) + slack
-            })
-    }
 }
 
 /// `z*` of the module doc's SOCP `min_z ½ ‖q + z‖²` under `constraints`, `q = Nᵀλ̃`,
