@@ -23,8 +23,11 @@
 //! internal force answer has spurious 0; a pushed cube at stiction has a required part
 //! (unequal friction forces keep it from rotating).
 //!
-//! The SOCP is solved by clarabel (`problem/conic.rs`) in units where `λ_s = ‖λ‖∞` and
-//! `v_s = ‖g‖∞` are 1 (about 0.3 ms for a cube's 4 contacts). It runs at record time,
+//! The SOCP is solved in units where `λ_s = ‖λ‖∞` and `v_s = ‖g‖∞` are 1. When every
+//! contact of a component slides or separates on a second-order cone (the sliding cube),
+//! it is solved on the friction rays by a small active-set projection
+//! ([`super::faces`]); otherwise by clarabel (`problem/conic.rs`, about 0.3 ms for a
+//! cube's 4 contacts). It runs at record time,
 //! never inside a solver, and not at all when the total is at most `1e-9 ‖λ‖∞` (then
 //! required is 0 and spurious the total). Clarabel often ends `AlmostSolved` (its reduced
 //! tolerances, about 5e-5, met but not its tolerance 1e-10: the face constraints leave a
@@ -46,6 +49,7 @@ use serde::{Deserialize, Serialize};
 use crate::problem::conic::{ConicLimits, ConicProgram};
 use crate::problem::{cones, contact_vector, ContactModel, ContactProblem};
 
+use super::faces::{least_internal_force_on_rays, ContactConstraint};
 use super::null_space::{null_space_of_transpose, with_workspace, NullSpaceWorkspace};
 /// A contact whose corrected velocity is at most this fraction of `v_s` is at rest.
 const AT_REST: f64 = 1e-4;
@@ -56,8 +60,6 @@ const NEGLIGIBLE: f64 = 1e-9;
 const SOCP_TOLERANCE: f64 = 1e-10;
 /// Clarabel's iteration cap on the SOCP.
 const SOCP_MAX_ITER: usize = 200;
-/// The relaxation that keeps an interior in the SOCP's constraints (dimensionless).
-const FLOOR: f64 = 1e-12;
 /// Largest `dim null(Jᵀ)` of a coupled component whose SOCP goes to clarabel; a larger
 /// one (a pile of a hundred touching cubes) leaves the split empty rather than spend
 /// seconds on a step (module doc).
@@ -231,6 +233,17 @@ pub fn internal_force_split_by_socp(
     split_internal_forces(problem, lambda, model, Shortcut::Never)
 }
 
+/// [`internal_force_split`] without clarabel: `None` where the SOCP's answer is neither
+/// the unconstrained minimizer nor found on the friction rays ([`super::faces`]). The
+/// tests compare it with [`internal_force_split_by_socp`].
+pub fn internal_force_split_on_rays(
+    problem: &ContactProblem,
+    lambda: &DVector<f64>,
+    model: ContactModel,
+) -> Option<InternalForces> {
+    split_internal_forces(problem, lambda, model, Shortcut::WithoutClarabel)
+}
+
 /// An orthonormal basis (columns) of `null(Jᵀ)`, the directions of the forces that change
 /// no velocity; empty when `J` has full row rank (Solo-12's four feet).
 pub fn internal_force_directions(jacobian: &DMatrix<f64>) -> DMatrix<f64> {
@@ -240,10 +253,15 @@ pub fn internal_force_directions(jacobian: &DMatrix<f64>) -> DMatrix<f64> {
 /// Whether the SOCP may be skipped when its unconstrained minimizer is feasible.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Shortcut {
-    /// Skip clarabel when `z = −q` satisfies every constraint.
+    /// Skip clarabel when `z = −q` satisfies every constraint, or when every contact
+    /// slides or separates on a second-order cone (the SOCP on the friction rays,
+    /// [`super::faces`]).
     WhenUnconstrained,
     /// Always solve the SOCP with clarabel ([`internal_force_split_by_socp`]).
     Never,
+    /// As `WhenUnconstrained`, but no answer rather than clarabel's
+    /// ([`internal_force_split_on_rays`]).
+    WithoutClarabel,
 }
 
 /// [`internal_force_split`], with or without the shortcut.
@@ -383,7 +401,7 @@ fn split_with(
             }
         })
         .collect();
-    if shortcut == Shortcut::WhenUnconstrained {
+    if shortcut != Shortcut::Never {
         // z = −q̃ (the answer of least norm with the same Jᵀλ): λ̃ − N Nᵀ λ̃, by reflectors.
         q.iter_mut().for_each(|x| *x /= -impulse_scale);
         let mut moved = std::mem::take(&mut workspace.lifted);
@@ -408,60 +426,20 @@ fn split_with(
     }
     let null = workspace.basis();
     let q = null.tr_mul(&(lambda / impulse_scale));
-    let z = least_internal_force_step(&constraints, &null, &q)?;
+    let on_rays = (shortcut != Shortcut::Never)
+        .then(|| least_internal_force_on_rays(&constraints, &null, &q))
+        .flatten();
+    let z = match (on_rays, shortcut) {
+        (Some(z), _) => z,
+        (None, Shortcut::WithoutClarabel) => return None,
+        (None, _) => least_internal_force_step(&constraints, &null, &q)?,
+    };
     let split = InternalForces {
         total,
         required: (&q + &z).norm() * impulse_scale,
         spurious: z.norm() * impulse_scale,
     };
     Some(split)
-}
-
-/// One contact's constraints on `λ̃'_i = λ̃_i + N_i z` (module doc), dimensionless.
-struct ContactConstraint {
-    model: ContactModel,
-    mu: f64,
-    /// `λ̃_i`.
-    lambda: Vector3<f64>,
-    /// `ĉ_i / v_s` when the contact is not at rest (its complementarity face applies).
-    face: Option<Vector3<f64>>,
-}
-
-impl ContactConstraint {
-    /// The cone's relaxation `δ`: `λ̃_i`'s own violation plus a floor (keeps `z = 0`
-    /// feasible with an interior).
-    fn cone_relaxation(&self) -> f64 {
-        let l = &self.lambda;
-        let violation = if self.model == ContactModel::Lcp {
-            (l.x.abs() - self.mu * l.z)
-                .max(l.y.abs() - self.mu * l.z)
-                .max(-l.z)
-        } else {
-            l.xy().norm() - self.mu * l.z
-        };
-        violation.max(0.0) + FLOOR
-    }
-
-    /// The bound on `|⟨λ̃'_i, ĉ_i⟩|`: `|⟨λ̃_i, ĉ_i⟩|` plus a floor.
-    fn face_bound(face: &Vector3<f64>, lambda: &Vector3<f64>) -> f64 {
-        lambda.dot(face).abs() + FLOOR * face.norm()
-    }
-
-    /// Whether `λ̃'_i` satisfies the constraints (exactly as the SOCP states them).
-    fn admits(&self, moved: &Vector3<f64>) -> bool {
-        let delta = self.cone_relaxation();
-        let in_cone = if self.model == ContactModel::Lcp {
-            self.mu * moved.z - moved.x.abs() + delta >= 0.0
-                && self.mu * moved.z - moved.y.abs() + delta >= 0.0
-                && moved.z + delta >= 0.0
-        } else {
-            moved.xy().norm() <= self.mu * moved.z + delta
-        };
-        in_cone
-            && self
-                .face
-                .is_none_or(|face| moved.dot(&face).abs() <= Self::face_bound(&face, &self.lambda))
-    }
 }
 
 /// `z*` of the module doc's SOCP `min_z ½ ‖q + z‖²` under `constraints`, `q = Nᵀλ̃`,

@@ -5,6 +5,7 @@
 
 pub mod consistency;
 pub mod energy;
+mod faces;
 pub mod forces;
 mod null_space;
 pub mod residuals;

@@ -12,6 +12,7 @@ use std::path::Path;
 
 use contactbench::metrics::forces::{
     internal_force_directions, internal_force_split, internal_force_split_by_socp,
+    internal_force_split_on_rays,
 };
 use contactbench::problem::generators::cube_on_plane;
 use contactbench::problem::{ContactModel, ContactProblem};
@@ -222,6 +223,78 @@ fn the_shortcut_gives_the_socp_answer() {
         shortcuts > 0 && socps > 0,
         "{shortcuts} shortcuts, {socps} SOCPs"
     );
+}
+
+#[test]
+fn the_split_on_the_friction_rays_matches_clarabel_on_sliding_cubes() {
+    // Cubes sliding under seeded pushes (1.5 to 4 times μ m g, μ from 0.2 to 0.9), each
+    // exact answer plus a seeded twist along the friction rays (the diagonal corners'
+    // forces traded, a null-space force that stays on every contact's face): the split
+    // found on the rays, without clarabel, equals clarabel's.
+    use rand::{RngExt, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+    let mut worst = 0.0_f64;
+    for case in 0..12 {
+        let mu = rng.random_range(0.2..0.9);
+        let push = rng.random_range(1.5..4.0) * mu * 9.81;
+        let Ok(p) = cube_on_plane(1.0, 0.1, mu, push, 1e-3) else {
+            panic!("valid cube");
+        };
+        let Some(lambda) = exact_answer(&p) else {
+            panic!("ncp-admm solves the cube");
+        };
+        let twist = twist_along_rays(&p, &lambda);
+        let room = (0..4)
+            .map(|i| lambda[3 * i + 2] / twist[3 * i + 2].abs().max(1e-300))
+            .fold(f64::INFINITY, f64::min);
+        let answer = &lambda + &twist * (rng.random_range(-0.5..0.5) * room);
+        let fast = internal_force_split_on_rays(&p, &answer, ContactModel::Ncp);
+        let reference = internal_force_split_by_socp(&p, &answer, ContactModel::Ncp);
+        let (Some(fast), Some(reference)) = (fast, reference) else {
+            panic!("case {case}: split computed on the rays and by clarabel");
+        };
+        assert!(fast.total > 1e-6 * answer.amax(), "case {case}: {fast:?}");
+        assert_eq!(
+            internal_force_split(&p, &answer, ContactModel::Ncp),
+            Some(fast)
+        );
+        let gap = ((fast.required - reference.required).abs())
+            .max((fast.spurious - reference.spurious).abs())
+            / answer.amax();
+        worst = worst.max(gap);
+        println!("case {case}: rays {fast:?}, clarabel {reference:?}, gap {gap:e}");
+    }
+    println!("largest gap {worst:e} of ‖λ‖∞");
+    assert!(worst <= 1e-9, "largest gap {worst:e} of ‖λ‖∞");
+}
+
+/// A unit force in `null(Jᵀ)` that moves each contact's force along its friction ray
+/// `d_i = (−μ c_T/‖c_T‖, 1)`: the null vector of `Jᵀ D`, `D` the rays' `3n × n` matrix.
+fn twist_along_rays(p: &ContactProblem, lambda: &DVector<f64>) -> DVector<f64> {
+    let c = p.velocity(lambda);
+    let n = p.num_contacts();
+    let mut rays = nalgebra::DMatrix::zeros(3 * n, n);
+    for i in 0..n {
+        let slip = (c[3 * i].powi(2) + c[3 * i + 1].powi(2)).sqrt();
+        assert!(slip > 0.0, "contact {i} slides");
+        rays[(3 * i, i)] = -p.mu_of(i) * c[3 * i] / slip;
+        rays[(3 * i + 1, i)] = -p.mu_of(i) * c[3 * i + 1] / slip;
+        rays[(3 * i + 2, i)] = 1.0;
+    }
+    let Some(jacobian) = p.jacobian() else {
+        panic!("the cube has J");
+    };
+    let reduced = jacobian.tr_mul(&rays);
+    let eigen = reduced.tr_mul(&reduced).symmetric_eigen();
+    let smallest = eigen.eigenvalues.imin();
+    assert!(
+        eigen.eigenvalues[smallest] < 1e-12 * eigen.eigenvalues.amax(),
+        "the rays have a self-cancelling combination: {}",
+        eigen.eigenvalues
+    );
+    let twist = rays * eigen.eigenvectors.column(smallest);
+    let norm = twist.norm();
+    twist / norm
 }
 
 /// The NCP answer of a problem by ncp-admm at a tight tolerance.
