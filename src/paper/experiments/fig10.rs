@@ -156,22 +156,20 @@ impl Experiment for Fig10 {
             "RaiSim's mean energy excess while sliding: {} J (its friction is not opposed to the sliding velocity, eq. 21: it dissipates less power).",
             num(measure(SolverId::Raisim, mean_sliding_gap))
         ));
-        let panel = |title: &str,
-                     y: &str,
-                     min_span: f64,
-                     f: &dyn Fn(&RunRecord) -> Vec<(f64, f64)>| {
-            Panel::Line(LineChart {
-                title: title.into(),
-                x_label: "time (s)".into(),
-                y_label: y.into(),
-                curves: SOLVERS
-                    .iter()
-                    .filter_map(|id| record(*id).map(|r| Curve::new(id.to_string(), f(r))))
-                    .collect(),
-                min_span: (0.0, min_span),
-                ..Default::default()
-            })
-        };
+        let panel =
+            |title: &str, y: &str, min_span: f64, f: &dyn Fn(&RunRecord) -> Vec<(f64, f64)>| {
+                Panel::Line(LineChart {
+                    title: title.into(),
+                    x_label: "time (s)".into(),
+                    y_label: y.into(),
+                    curves: SOLVERS
+                        .iter()
+                        .filter_map(|id| record(*id).map(|r| Curve::new(id.to_string(), f(r))))
+                        .collect(),
+                    min_span: (0.0, min_span),
+                    ..Default::default()
+                })
+            };
         let height = |r: &RunRecord| {
             r.steps
                 .iter()

@@ -409,7 +409,11 @@ fn samples_table(cases: &[Case], study: &[Series], noise_study: &[Series]) -> (S
 
 fn gumbel_table(g: &GumbelStudy) -> (String, String) {
     let mut header = vec!["temperature ε (m²)".to_string()];
-    header.extend(RINGS.iter().map(|r| format!("neighbourhood depth {r} (edges)")));
+    header.extend(
+        RINGS
+            .iter()
+            .map(|r| format!("neighbourhood depth {r} (edges)")),
+    );
     let rows: Vec<Vec<String>> = g
         .errors
         .iter()
@@ -506,7 +510,10 @@ fn claims(study: &[Series], noise_study: &[Series], g: &GumbelStudy) -> Vec<Clai
              approximates (eq. 25); the Gumbel soft-max on a neighbourhood recovers it (§IV)",
             ("error(zero Hessian)", g.zero_hessian),
             (
-                &format!("best Gumbel error at neighbourhood depth {}", RINGS[RINGS.len() - 1]),
+                &format!(
+                    "best Gumbel error at neighbourhood depth {}",
+                    RINGS[RINGS.len() - 1]
+                ),
                 best,
             ),
             3.0,
