@@ -2,9 +2,10 @@
 //! energy (as the difference from the analytical curve when there is one), base
 //! trajectory (top view with equal aspect, and height; none for a fixed-base robot;
 //! motion below 1 µm drawn flat and said to be round-off), the worst NCP criterion per
-//! time window on a log axis (only at steps with contacts), total normal contact force
-//! and solver-time box plots on a log axis. Drawn with [`super::chart`], so that every
-//! solver keeps its style.
+//! time window on a log axis (only at steps with contacts; round-off below 1e-16 drawn at
+//! that floor), total normal contact force (variation below 0.1 % drawn flat and said
+//! so) and solver-time box plots on a log axis. Drawn with [`super::chart`], so that
+//! every solver keeps its style.
 
 use std::path::Path;
 
@@ -288,6 +289,46 @@ fn still_note(title: &str, span: f64) -> String {
     }
 }
 
+/// A total normal force that varies by less than this fraction of its largest value
+/// varies at the solvers' tolerance or round-off: the force axis is at least this
+/// fraction wide, so that such variation is drawn flat and not magnified into spikes.
+const FORCE_RESOLUTION: f64 = 1e-3;
+
+/// The largest |y| of the runs' points (0 without finite points).
+fn largest_magnitude(series: &[&[(f64, f64)]]) -> f64 {
+    series
+        .iter()
+        .flat_map(|points| points.iter().map(|p| p.1.abs()))
+        .filter(|v| v.is_finite())
+        .fold(0.0, f64::max)
+}
+
+/// A force panel's title with a note when every run's force varies by less than
+/// `resolution` (N), the axis's smallest span.
+fn flat_force_note(title: &str, span: f64, resolution: f64) -> String {
+    if span < resolution {
+        format!(
+            "{title} (varies by less than {} %: drawn flat)",
+            format_value(FORCE_RESOLUTION * 100.0)
+        )
+    } else {
+        title.to_string()
+    }
+}
+
+/// The NCP criterion is relative: below the machine precision (2.2e-16) it is round-off,
+/// drawn at this floor rather than through tens of decades of round-off.
+const CRITERION_ROUND_OFF: f64 = 1e-16;
+
+/// `points` with every finite value below `floor` (zero included) raised to it; NaN (a
+/// gap) kept.
+fn floored(points: &[(f64, f64)], floor: f64) -> Vec<(f64, f64)> {
+    points
+        .iter()
+        .map(|&(t, v)| (t, if v.is_nan() { v } else { v.max(floor) }))
+        .collect()
+}
+
 /// Bins per run of the residual figure's envelope.
 const ENVELOPE_BINS: usize = 200;
 
@@ -392,15 +433,16 @@ pub fn scenario_plots(
         Figure::single(Panel::Line(LineChart {
             title,
             x_label: "time (s)".into(),
-            y_label: "largest NCP criterion in the window".into(),
+            y_label: format!(
+                "largest NCP criterion in the window, round-off below {}",
+                format_value(CRITERION_ROUND_OFF)
+            ),
             y_scale: Scale::Log,
             curves: data
                 .iter()
                 .map(|d| {
-                    Curve::new(
-                        d.label.clone(),
-                        upper_envelope(&d.ncp_criterion, ENVELOPE_BINS),
-                    )
+                    let envelope = upper_envelope(&d.ncp_criterion, ENVELOPE_BINS);
+                    Curve::new(d.label.clone(), floored(&envelope, CRITERION_ROUND_OFF))
                 })
                 .collect(),
             ..Default::default()
@@ -408,17 +450,20 @@ pub fn scenario_plots(
     )?;
 
     let title = format!("{scenario}: total normal contact force");
+    let forces: Vec<&[(f64, f64)]> = data.iter().map(|d| d.normal_force.as_slice()).collect();
+    let force_span = FORCE_RESOLUTION * largest_magnitude(&forces);
     add(
         title.clone(),
         "forces",
         Figure::single(Panel::Line(LineChart {
-            title,
+            title: flat_force_note(&title, largest_span(&forces, |p| p.1), force_span),
             x_label: "time (s)".into(),
             y_label: "total normal contact force (N)".into(),
             curves: data
                 .iter()
                 .map(|d| Curve::new(d.label.clone(), d.normal_force.clone()))
                 .collect(),
+            min_span: (0.0, force_span),
             ..Default::default()
         })),
     )?;

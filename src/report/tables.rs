@@ -17,23 +17,53 @@ pub fn summary_table(runs: &[RunSummary]) -> String {
             None => r.outcome.clone(),
         };
         out.push_str(&format!(
-            "| {} | {} | {} | {} | ({:.4}, {:.4}, {:.4}) | {:+.3e} | {} | {} | {:.0} | {:.1} |\n",
+            "| {} | {} | {} | {} | ({}, {}, {}) | {} | {} | {} | {} | {} |\n",
             r.scenario,
             r.solver,
             outcome,
             r.steps,
-            p[0],
-            p[1],
-            p[2],
-            r.final_energy - r.initial_energy,
+            fixed(p[0], 4),
+            fixed(p[1], 4),
+            fixed(p[2], 4),
+            signed_scientific(r.final_energy - r.initial_energy, 3),
             r.max_ncp_criterion
-                .map_or_else(|| "—".to_string(), |v| format!("{v:.2e}")),
+                .map_or_else(|| "—".to_string(), |v| scientific(v, 2)),
             r.unconverged_steps,
-            r.iterations.median,
-            r.solve_time.median * 1e6,
+            fixed(r.iterations.median, 0),
+            fixed(r.solve_time.median * 1e6, 1),
         ));
     }
     out
+}
+
+/// `x` with `decimals` decimals; a value that rounds to zero is `0`, never `-0.0000`.
+pub fn fixed(x: f64, decimals: usize) -> String {
+    let text = format!("{x:.decimals$}");
+    if text.trim_start_matches('-').parse::<f64>() == Ok(0.0) {
+        "0".to_string()
+    } else {
+        text
+    }
+}
+
+/// `x` in scientific notation with `digits` decimals (`1.25e-3`); zero is `0`, never
+/// `0.00e0` or `-0.00e0`.
+pub fn scientific(x: f64, digits: usize) -> String {
+    if x == 0.0 {
+        "0".to_string()
+    } else {
+        format!("{x:.digits$e}")
+    }
+}
+
+/// [`scientific`] with the sign always written (`+1.250e-3`, `-2.000e1`), a change; zero
+/// is `0`.
+pub fn signed_scientific(x: f64, digits: usize) -> String {
+    if x == 0.0 {
+        "0".to_string()
+    } else {
+        format!("{x:+.digits$e}")
+    }
 }
 
 /// A Markdown table (`|` in cells replaced by `/`).

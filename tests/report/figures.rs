@@ -1,11 +1,16 @@
-//! Figures: text spaced as it was measured, one look per solver, and the SVG, PNG and PDF
-//! files of a figure written and readable.
+//! Figures: text spaced as it was measured, one look per solver, the SVG, PNG and PDF
+//! files of a figure written and readable, and a report's labels in words.
 
 use std::path::{Path, PathBuf};
 
+use contactbench::output::Replace;
 use contactbench::report::axis::Scale;
 use contactbench::report::chart::{font_family, render, Curve, Figure, LineChart, Panel};
+use contactbench::report::make_report_with;
 use contactbench::report::style::{distinct_styles, solver_style};
+use contactbench::simulation::batch::{jobs_overriding, run_batch, Runner};
+use contactbench::simulation::runner::simulate_into;
+use contactbench::simulation::Scenario;
 use contactbench::solvers::SolverId;
 use resvg::tiny_skia::Pixmap;
 
@@ -130,4 +135,68 @@ fn two_settings_of_one_solver_are_told_apart() {
     let styles = distinct_styles(&["ncp-pgs", "ncp-pgs:block=exact", "ncp-admm"]);
     assert_eq!(styles[0].color, styles[1].color);
     assert_ne!(styles[0].dash, styles[1].dash);
+}
+
+/// The text of every `<text>` element of an SVG file.
+fn svg_texts(svg: &str) -> Vec<String> {
+    svg.split("<text")
+        .skip(1)
+        .filter_map(|rest| {
+            let start = rest.find('>')? + 1;
+            let end = rest.find("</text>")?;
+            (start <= end).then(|| rest[start..end].to_string())
+        })
+        .collect()
+}
+
+/// A report of a resting pile of cubes (`pile_columns`, 30 steps, ncp-admm).
+fn pile_report(out: &Path) -> PathBuf {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/pile_columns.yaml");
+    let scenario = Scenario::load(&path, &["simulation.duration=0.03".to_string()]).unwrap();
+    let jobs = jobs_overriding(vec![scenario], &["ncp-admm".into()]).unwrap();
+    let runner: &Runner = &|scenario, solver, recorder| {
+        simulate_into(scenario, solver, recorder).map_err(|e| e.to_string())
+    };
+    run_batch(&jobs, out, runner, false, Replace::Never).unwrap();
+    make_report_with(out, Replace::Never).unwrap();
+    out.join("report")
+}
+
+#[test]
+fn report_figures_are_labelled_in_words_and_draw_a_resting_force_flat() {
+    let out = temp_dir("pile").join("results");
+    let report = pile_report(&out);
+    let mut svgs = 0;
+    for entry in std::fs::read_dir(&report).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "svg") {
+            continue;
+        }
+        svgs += 1;
+        let svg = std::fs::read_to_string(&path).unwrap();
+        for text in svg_texts(&svg) {
+            // The scenario's name is a name; any other `a_b` is a code identifier.
+            let words = text.replace("pile_columns", "");
+            assert!(
+                !words.contains('_'),
+                "{}: label {text:?} has a code identifier",
+                path.display()
+            );
+        }
+    }
+    assert_eq!(svgs, 5, "energy, trajectory, residuals, forces and timings");
+    // The pile's 118 N weight is carried to within the solver's tolerance: a figure that
+    // resolved that variation would draw the tolerance as spikes.
+    let forces = std::fs::read_to_string(report.join("pile_columns_forces.svg")).unwrap();
+    let title = svg_texts(&forces)
+        .into_iter()
+        .find(|t| t.contains("total normal contact force") && t.contains(':'))
+        .unwrap();
+    assert!(title.contains("drawn flat"), "{title}");
+    assert!(
+        !svg_texts(&forces).iter().any(|t| t.contains("e-")),
+        "the force axis is labelled in tiny values: {:?}",
+        svg_texts(&forces)
+    );
+    let _ = std::fs::remove_dir_all(out.parent().unwrap());
 }

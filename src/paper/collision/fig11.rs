@@ -27,9 +27,9 @@ const ACCELERATED: [Algo; 4] = [POLYAK_COAL, POLYAK_PAPER, NESTEROV_COAL, NESTER
 type Bucket = (&'static str, fn(f64) -> bool);
 
 const BUCKETS: [Bucket; 3] = [
-    ("overlapping [−0.1, 0)", |d| d < 0.0),
-    ("close (0, 0.1]", |d| d > 0.0 && d <= 0.1),
-    ("distant (0.1, 1]", |d| d > 0.1),
+    ("overlapping, [−0.1, 0) m", |d| d < 0.0),
+    ("close, (0, 0.1] m", |d| d > 0.0 && d <= 0.1),
+    ("distant, (0.1, 1] m", |d| d > 0.1),
 ];
 
 fn speedups(

@@ -32,6 +32,13 @@ pub struct Fig13;
 
 const ALGOS: [Algo; 3] = [GJK, POLYAK_COAL, NESTEROV_COAL];
 const STRATEGIES: [&str; 4] = ["No WS", "OBB WS", "WS prev", "WS T(prev)"];
+/// The strategies in words, for the figure's legend (the paper's names in brackets).
+const STRATEGY_WORDS: [&str; 4] = [
+    "no warm start (No WS)",
+    "bounding-box centres (OBB WS)",
+    "previous separation vector (WS prev)",
+    "previous witnesses, moved (WS T(prev))",
+];
 const COLORS: [RGBColor; 4] = [
     RGBColor(120, 120, 120),
     RGBColor(0, 114, 178),
@@ -196,7 +203,8 @@ impl Experiment for Fig13 {
             );
         }
         let chart = BoxChart {
-            title: "boolean collision check along trajectories".into(),
+            title: "GJK++ Fig. 13: boolean collision check along trajectories, by warm start"
+                .into(),
             y_label: "time (µs)".into(),
             y_scale: Scale::Log,
             groups: ALGOS
@@ -213,7 +221,7 @@ impl Experiment for Fig13 {
                         .collect(),
                 })
                 .collect(),
-            legend: STRATEGIES
+            legend: STRATEGY_WORDS
                 .iter()
                 .zip(COLORS)
                 .map(|(s, c)| ((*s).to_string(), c, true))

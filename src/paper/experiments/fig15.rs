@@ -175,7 +175,7 @@ impl Experiment for Fig15 {
                 .join("; ")
         ));
         let mut figure = Figure::grid(
-            "Fig. 15: sliding cube, E − E_analytical for ε = 1e-6, 1e-4, 1e-2 (rows: ContactBench protocol, its test in impulse units, ours)",
+            "Fig. 15: sliding cube, mechanical − analytical energy for ε = 1e-6, 1e-4, 1e-2 (rows: ContactBench protocol, its test in impulse units, ours)",
             3,
             panels,
         );

@@ -316,6 +316,9 @@ fn state(step: &crate::simulation::recorder::StepRecord) -> Vec<f64> {
     step.q.iter().chain(step.v.iter()).copied().collect()
 }
 
+/// The axis title of [`state_consistency`]: what it sums and its mixed units.
+pub const STATE_ERROR_LABEL: &str = "state consistency error, Σ ‖Δx‖ Δt (m·s, rad·s and m)";
+
 /// Integral consistency error of the state, `Σ_k ‖x(t_k) − x_ref(t_k)‖ Δt` with
 /// `x = (q, v)` (the paper's "state consistency error"; its unit mixes m·s, rad·s and
 /// m), the reference linearly interpolated at the run's times; `None` when a run is empty.

@@ -358,7 +358,7 @@ impl Experiment for Tab3 {
             Panel::Line(LineChart {
                 title: format!("{} vs the paper", proto.name()),
                 x_label: "Δt (ms)".into(),
-                y_label: "state consistency error".into(),
+                y_label: super::sliding::STATE_ERROR_LABEL.into(),
                 x_scale: Scale::Log,
                 y_scale: Scale::Log,
                 curves,

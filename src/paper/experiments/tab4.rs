@@ -373,7 +373,7 @@ impl Experiment for Tab4 {
                 Panel::Line(LineChart {
                     title: proto.name().to_string(),
                     x_label: "tolerance ε".into(),
-                    y_label: "state consistency error".into(),
+                    y_label: super::sliding::STATE_ERROR_LABEL.into(),
                     x_scale: Scale::Log,
                     y_scale: Scale::Log,
                     curves,

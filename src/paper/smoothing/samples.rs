@@ -199,12 +199,14 @@ fn style(k: usize, dashed: bool) -> LineStyle {
 }
 
 fn label(s: &Series) -> String {
-    let name = if s.estimator == "zeroth" {
-        "0th-order"
+    // The 0th-order noise is on the pose (m and rad), the 1st-order's on the separation
+    // vector (m).
+    let (name, unit) = if s.estimator == "zeroth" {
+        ("0th-order", "m, rad")
     } else {
-        "1st-order Gaussian"
+        ("1st-order Gaussian", "m")
     };
-    format!("{name}, ε = {}", num(s.noise))
+    format!("{name}, ε = {} {unit}", num(s.noise))
 }
 
 fn samples_panel(title: &str, curves: &[&Series]) -> Panel {
@@ -374,7 +376,7 @@ fn gumbel_panel(g: &GumbelStudy) -> Panel {
     ));
     Panel::Line(LineChart {
         title: "(d) sphere meshes: Gumbel neighbourhood".into(),
-        x_label: "neighbourhood depth n_l".into(),
+        x_label: "neighbourhood depth (edges from the witness vertex)".into(),
         y_label: "relative error of the Jacobians".into(),
         x_scale: Scale::Linear,
         y_scale: Scale::Log,
@@ -407,7 +409,11 @@ fn samples_table(cases: &[Case], study: &[Series], noise_study: &[Series]) -> (S
 
 fn gumbel_table(g: &GumbelStudy) -> (String, String) {
     let mut header = vec!["temperature ε (m²)".to_string()];
-    header.extend(RINGS.iter().map(|r| format!("n_l = {r}")));
+    header.extend(
+        RINGS
+            .iter()
+            .map(|r| format!("neighbourhood depth {r} (edges)")),
+    );
     let rows: Vec<Vec<String>> = g
         .errors
         .iter()
@@ -504,7 +510,10 @@ fn claims(study: &[Series], noise_study: &[Series], g: &GumbelStudy) -> Vec<Clai
              approximates (eq. 25); the Gumbel soft-max on a neighbourhood recovers it (§IV)",
             ("error(zero Hessian)", g.zero_hessian),
             (
-                &format!("best Gumbel error at n_l = {}", RINGS[RINGS.len() - 1]),
+                &format!(
+                    "best Gumbel error at neighbourhood depth {}",
+                    RINGS[RINGS.len() - 1]
+                ),
                 best,
             ),
             3.0,

@@ -90,7 +90,7 @@ fn columns() -> Vec<Column> {
             finite_differences: false,
         },
         Column {
-            label: "1st-order Gumbel n_l = 1, ε = 1e-4",
+            label: "1st-order Gumbel, neighbourhood depth 1, ε = 1e-4",
             estimator: Estimator::FirstOrderGumbel {
                 rings: 1,
                 noise: 1e-4,

@@ -125,21 +125,21 @@ fn rows() -> Vec<Row> {
         ),
         row(
             "1st-order Gumbel",
-            "n_l = 1",
+            "neighbourhood depth 1",
             gumbel(1),
             (1.7, 0.5),
             (1.6, 0.5),
         ),
         row(
             "1st-order Gumbel",
-            "n_l = 3",
+            "neighbourhood depth 3",
             gumbel(3),
             (4.1, 1.8),
             (3.9, 1.4),
         ),
         row(
             "1st-order Gumbel",
-            "n_l = 5",
+            "neighbourhood depth 5",
             gumbel(5),
             (9.6, 7.8),
             (9.7, 8.1),
@@ -428,7 +428,7 @@ fn claims(rows: &[Row], m: &Measured) -> Vec<Claim> {
     for (column, values) in [("collision", &m.collision), ("no collision", &m.separated)] {
         let fd12 = mean_of(values, rows, fd, "M = 12");
         let gaussian10 = mean_of(values, rows, "1st-order Gaussian", "M = 10");
-        let gumbel1 = mean_of(values, rows, "1st-order Gumbel", "n_l = 1");
+        let gumbel1 = mean_of(values, rows, "1st-order Gumbel", "neighbourhood depth 1");
         if column == "collision" {
             claims.push(
                 Claim::all(
@@ -444,7 +444,7 @@ fn claims(rows: &[Row], m: &Measured) -> Vec<Claim> {
                         Claim::ratio_at_least(
                             "",
                             ("finite differences M = 12", fd12),
-                            ("Gumbel n_l = 1", gumbel1),
+                            ("Gumbel, neighbourhood depth 1", gumbel1),
                             10.0,
                         ),
                     ],
