@@ -41,7 +41,7 @@ pub use check::{
 };
 pub use schema::{
     Actuation, Analytical, BodySpec, BodyState, Columns, ContactSphere, ExternalForce,
-    ForceProfile, Generated, HeightFieldSpec, InitialState, Pose, Pyramid, RobotCollision,
+    ForceProfile, Generated, GravityCompensation, HeightFieldSpec, InitialState, Pose, Pyramid, RobotCollision,
     RobotRoot, RobotSource, Roughness, Scenario, ShapeSpec, SimulationSpec, SolverEntry,
     StepMetrics, Terrain, TerrainFormula, UrdfRobot, WorldSpec,
 };
