@@ -70,7 +70,10 @@ impl Camera {
     /// The camera that fits `points` in the picture below the caption.
     fn fitted(points: &[Vector3<f64>]) -> Option<Camera> {
         let rotation = Camera::rotation();
-        let (mut lo, mut hi) = (Vector2::repeat(f64::INFINITY), Vector2::repeat(f64::NEG_INFINITY));
+        let (mut lo, mut hi) = (
+            Vector2::repeat(f64::INFINITY),
+            Vector2::repeat(f64::NEG_INFINITY),
+        );
         for p in points {
             let r = rotation * p;
             lo = lo.inf(&r.xy());
@@ -80,7 +83,10 @@ impl Camera {
         if !extent.iter().all(|e| e.is_finite()) {
             return None;
         }
-        let (w, h) = (f64::from(WIDTH) - 2.0 * MARGIN, f64::from(HEIGHT) - 2.0 * MARGIN - CAPTION);
+        let (w, h) = (
+            f64::from(WIDTH) - 2.0 * MARGIN,
+            f64::from(HEIGHT) - 2.0 * MARGIN - CAPTION,
+        );
         let scale = (w / extent.x).min(h / extent.y);
         let centre = (lo + hi) / 2.0;
         let offset = Vector2::new(
@@ -98,7 +104,10 @@ impl Camera {
     fn project(&self, p: &Vector3<f64>) -> (Vector2<f64>, f64) {
         let r = self.rotation * p;
         (
-            Vector2::new(self.offset.x + self.scale * r.x, self.offset.y - self.scale * r.y),
+            Vector2::new(
+                self.offset.x + self.scale * r.x,
+                self.offset.y - self.scale * r.y,
+            ),
             r.z,
         )
     }
@@ -143,7 +152,10 @@ fn fitted_points(scene: &Scene) -> Vec<Vector3<f64>> {
 /// The axis-aligned box `[lo, hi]` of `points`.
 fn bounds(points: &[Vector3<f64>]) -> (Vector3<f64>, Vector3<f64>) {
     points.iter().fold(
-        (Vector3::repeat(f64::INFINITY), Vector3::repeat(f64::NEG_INFINITY)),
+        (
+            Vector3::repeat(f64::INFINITY),
+            Vector3::repeat(f64::NEG_INFINITY),
+        ),
         |(lo, hi), p| (lo.inf(p), hi.sup(p)),
     )
 }
@@ -336,7 +348,11 @@ pub fn scene_png(scene: &Scene, caption: &str) -> Result<Vec<u8>, SnapshotError>
         usvg::Tree::from_str(&svg, &options).map_err(|e| SnapshotError::Render(e.to_string()))?;
     let mut pixmap = tiny_skia::Pixmap::new(WIDTH, HEIGHT)
         .ok_or_else(|| SnapshotError::Render(format!("no {WIDTH}×{HEIGHT} image")))?;
-    resvg::render(&tree, tiny_skia::Transform::identity(), &mut pixmap.as_mut());
+    resvg::render(
+        &tree,
+        tiny_skia::Transform::identity(),
+        &mut pixmap.as_mut(),
+    );
     pixmap
         .encode_png()
         .map_err(|e| SnapshotError::Render(e.to_string()))

@@ -121,13 +121,23 @@ impl GravityFeedforward {
         };
         let gravity_base: Vector6<f64> = gravity.fixed_rows::<6>(base).into_owned();
         for (i, point) in self.support.iter().enumerate() {
-            let world = data_at_q.joint_placement(point.joint).act_point(&point.centre)
+            let world = data_at_q
+                .joint_placement(point.joint)
+                .act_point(&point.centre)
                 - Vector3::z() * point.radius;
             for axis in 0..3 {
                 work.column.fill(0.0);
                 let unit = Vector3::ith(axis, 1.0);
-                dynamics::add_point_force(model, data_at_q, point.joint, &world, &unit, &mut work.column)?;
-                work.contact_transpose.set_column(3 * i + axis, &work.column);
+                dynamics::add_point_force(
+                    model,
+                    data_at_q,
+                    point.joint,
+                    &world,
+                    &unit,
+                    &mut work.column,
+                )?;
+                work.contact_transpose
+                    .set_column(3 * i + axis, &work.column);
             }
         }
         let a = work.contact_transpose.fixed_rows::<6>(base);

@@ -199,7 +199,10 @@ pub fn scene_at(mut sim: Simulator, steps: usize, dt: f64, time: f64) -> Result<
         .map(|(&i, pose)| {
             let object = &world.objects[i];
             let mesh = shape_mesh(&object.shape);
-            let corner = |k: u32| pose.transform_point(&mesh.positions[k as usize].into()).coords;
+            let corner = |k: u32| {
+                pose.transform_point(&mesh.positions[k as usize].into())
+                    .coords
+            };
             SceneObject {
                 name: object.name.clone(),
                 role: match object.role {

@@ -20,13 +20,11 @@ use std::sync::Arc;
 
 use nalgebra::{DVector, Isometry3, Quaternion, Translation3, UnitQuaternion, Vector3, Vector6};
 
-use super::controllers::{
-    offset_target, GravityFeedforward, GravityWorkspace, SupportPoint,
-};
+use super::controllers::{offset_target, GravityFeedforward, GravityWorkspace, SupportPoint};
 use super::locomotion::{TrotController, TrotState};
 use super::scenario::{
-    Actuation, ExternalForce, GravityCompensation, Pose, RobotRoot, RobotSource, Scenario, ScenarioError, ShapeSpec,
-    TerrainFormula,
+    Actuation, ExternalForce, GravityCompensation, Pose, RobotRoot, RobotSource, Scenario,
+    ScenarioError, ShapeSpec, TerrainFormula,
 };
 use crate::collision::{
     ground_points, shape_from_geometry, Core, HeightField, HeightFieldError, PairFilter, Shape,

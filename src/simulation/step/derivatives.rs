@@ -293,7 +293,12 @@ impl Simulator {
         v: &DVector<f64>,
     ) -> Result<StepDerivatives, StepDerivativeError> {
         let step = self.step;
-        if self.world.pd.as_ref().is_some_and(|pd| pd.gravity.is_some()) {
+        if self
+            .world
+            .pd
+            .as_ref()
+            .is_some_and(|pd| pd.gravity.is_some())
+        {
             return Err(StepDerivativeError::GravityCompensation { step });
         }
         let dynamics_error = |source| StepDerivativeError::Dynamics { step, source };
