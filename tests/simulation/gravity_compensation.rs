@@ -74,7 +74,7 @@ fn step_derivatives_refuse_a_gravity_feed_forward() {
     let mut sim = simulator(&scenario, &spec).unwrap_or_else(|e| panic!("{e}"));
     let err = sim.step_derivatives().expect_err("refused");
     assert!(
-        matches!(err, StepDerivativeError::GravityCompensation { step: 0 }),
+        matches!(err, StepDerivativeError::GravityCompensation { step: 1 }),
         "{err}"
     );
 }
