@@ -1,11 +1,13 @@
 //! `contactbench view`: a scenario simulated with one solver, written as an animated glTF
-//! binary file (links, bodies, ground, contact points, normals and forces per step).
+//! binary file (links, bodies, ground, contact points, normals and forces per step) and/or
+//! a still picture (PNG) of one instant.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use contactbench::report::snapshot::scene_png;
 use contactbench::simulation::runner::simulator;
-use contactbench::simulation::view::export_glb;
+use contactbench::simulation::view::{export_glb, scene_at};
 
 use super::common::{load_scenarios, UsageError};
 use super::out::outln;
@@ -21,12 +23,30 @@ pub struct Args {
     /// Change a scenario value before running, `path=value` (repeatable).
     #[arg(long = "set")]
     pub overrides: Vec<String>,
-    /// Output file, `.glb` (it must not exist unless `--force`).
+    /// Animated glTF output file, `.glb` (it must not exist unless `--force`).
+    #[arg(long, required_unless_present = "png")]
+    pub out: Option<PathBuf>,
+    /// Still picture output file, `.png`: the world at `--time` (it must not exist unless
+    /// `--force`).
     #[arg(long)]
-    pub out: PathBuf,
-    /// Replace an existing output file.
+    pub png: Option<PathBuf>,
+    /// Time (s) of the picture: the step nearest it. Default: the end of the run.
+    #[arg(long)]
+    pub time: Option<f64>,
+    /// Replace existing output files.
     #[arg(long)]
     pub force: bool,
+}
+
+/// Refuses to replace `path` unless `force`.
+fn check_free(path: &Path, force: bool) -> Result<(), UsageError> {
+    if std::fs::symlink_metadata(path).is_ok() && !force {
+        return Err(UsageError(format!(
+            "{}: exists; pass --force to replace it",
+            path.display()
+        )));
+    }
+    Ok(())
 }
 
 /// Runs the command.
@@ -36,23 +56,38 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         Some(text) => scenario.solver_override(text)?,
         None => scenario.solver_specs().remove(0),
     };
-    let out = args.out;
-    if std::fs::symlink_metadata(&out).is_ok() && !args.force {
-        return Err(UsageError(format!(
-            "{}: exists; pass --force to replace it",
-            out.display()
-        ))
-        .into());
+    let (steps, dt) = (scenario.num_steps(), scenario.simulation.dt);
+    let time = args.time.unwrap_or(steps as f64 * dt);
+    if !time.is_finite() || time < 0.0 {
+        return Err(UsageError(format!("--time {time}: must be a finite time ≥ 0 (s)")).into());
     }
-    let sim = simulator(&scenario, &spec)?;
-    let summary = export_glb(sim, scenario.num_steps(), scenario.simulation.dt, &out)?;
-    outln!(
-        "{}: {} frames, {} objects, up to {} contacts, {} bytes",
-        out.display(),
-        summary.frames,
-        summary.objects,
-        summary.contact_slots,
-        summary.bytes
-    );
+    for path in args.out.iter().chain(&args.png) {
+        check_free(path, args.force)?;
+    }
+    if let Some(out) = &args.out {
+        let summary = export_glb(simulator(&scenario, &spec)?, steps, dt, out)?;
+        outln!(
+            "{}: {} frames, {} objects, up to {} contacts, {} bytes",
+            out.display(),
+            summary.frames,
+            summary.objects,
+            summary.contact_slots,
+            summary.bytes
+        );
+    }
+    if let Some(png) = &args.png {
+        let scene = scene_at(simulator(&scenario, &spec)?, steps, dt, time)?;
+        let caption = format!("{} · {} · t = {:.3} s", scenario.name, spec.id, scene.time);
+        let bytes = scene_png(&scene, &caption)?;
+        std::fs::write(png, &bytes).map_err(|e| anyhow::anyhow!("{}: {e}", png.display()))?;
+        outln!(
+            "{}: t = {:.3} s, {} objects, {} contacts, {} bytes",
+            png.display(),
+            scene.time,
+            scene.objects.len(),
+            scene.contacts.len(),
+            bytes.len()
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -5,6 +5,7 @@
 pub mod axis;
 pub mod chart;
 pub mod plots;
+pub mod snapshot;
 pub mod stream;
 pub mod style;
 pub mod tables;

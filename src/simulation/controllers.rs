@@ -1,14 +1,20 @@
-//! Controller targets: where a PD drives the joints.
+//! Controller targets (where a PD drives the joints) and the PD's gravity feed-forward.
 //!
 //! By default a PD holds the reference configuration (`initial_state.reference`, or the
 //! neutral one). `actuation.pd.target_offsets` moves named joints of that target, so a
 //! hand that starts open can close on an object (paper Fig. 16, the ball dropped into the
 //! Allegro hand): the joints start at the reference and the PD drives them to the target.
+//!
+//! `actuation.pd.gravity_compensation` adds the torques that hold the robot still against
+//! gravity ([`GravityFeedforward`]), so that the PD only corrects errors: `joints` adds
+//! `g(q)` (exact for a fixed base), `contacts` shares a free-flying robot's weight among
+//! its contact spheres first (a humanoid standing on its soles).
 
 use std::collections::BTreeMap;
 
-use nalgebra::DVector;
+use nalgebra::{DMatrix, DVector, Matrix6, Vector3, Vector6};
 
+use crate::dynamics::{self, Data, DynamicsError};
 use crate::model::Model;
 
 /// A target offset that does not apply: the joint and why.
@@ -44,4 +50,110 @@ pub fn offset_target(
         target[j.idx_q] += offset;
     }
     Ok(target)
+}
+
+/// A point through which a robot stands: the lowest point of a contact sphere, `radius`
+/// below the world image of `centre` (in `joint`'s frame).
+#[derive(Debug, Clone)]
+pub struct SupportPoint {
+    /// The joint carrying the sphere.
+    pub joint: usize,
+    /// The sphere's centre in the joint frame.
+    pub centre: Vector3<f64>,
+    /// The sphere's radius (m).
+    pub radius: f64,
+}
+
+/// The gravity feed-forward of a PD (scenario `actuation.pd.gravity_compensation`).
+#[derive(Debug, Clone)]
+pub struct GravityFeedforward {
+    /// `contacts`: the weight is carried by these points; empty for `joints`.
+    pub support: Vec<SupportPoint>,
+    /// The free-flyer's first velocity index, when the robot has one.
+    pub base_rows: Option<usize>,
+}
+
+/// Buffers of [`GravityFeedforward::add_to`].
+#[derive(Debug, Clone)]
+pub struct GravityWorkspace {
+    data: Data,
+    /// `J_cᵀ` (nv × 3k): column `3i + a` is the generalized force of a unit force along
+    /// world axis `a` at support point `i`.
+    contact_transpose: DMatrix<f64>,
+    column: DVector<f64>,
+    /// The support forces `λ` (3k, world axes).
+    lambda: DVector<f64>,
+}
+
+impl GravityFeedforward {
+    /// Buffers for `model`.
+    pub fn workspace(&self, model: &Model) -> GravityWorkspace {
+        GravityWorkspace {
+            data: Data::new(model),
+            contact_transpose: DMatrix::zeros(model.nv(), 3 * self.support.len()),
+            column: DVector::zeros(model.nv()),
+            lambda: DVector::zeros(3 * self.support.len()),
+        }
+    }
+
+    /// `tau += g(q) − J_cᵀ λ` on the `actuated` rows, `g` the generalized gravity (RNEA
+    /// with v = a = 0). With support points and a free-flyer, `λ` is the least-norm set of
+    /// support forces that carries the robot's weight: the unactuated rows of the static
+    /// balance `Sᵀ τ + J_cᵀ λ = g(q)` read `A λ = g_b` with `A` the free-flyer rows of
+    /// `J_cᵀ`, so `λ = Aᵀ (A Aᵀ)⁻¹ g_b` and the joints supply the rest. Otherwise `λ = 0`
+    /// (each joint holds what hangs from it, exact for a fixed base). `data_at_q` holds the
+    /// joint placements at `q`.
+    pub fn add_to(
+        &self,
+        model: &Model,
+        q: &DVector<f64>,
+        data_at_q: &Data,
+        actuated: &[usize],
+        work: &mut GravityWorkspace,
+        tau: &mut DVector<f64>,
+    ) -> Result<(), DynamicsError> {
+        let gravity = dynamics::generalized_gravity(model, &mut work.data, q)?;
+        for &i in actuated {
+            tau[i] += gravity[i];
+        }
+        let Some(base) = self.base_rows.filter(|_| !self.support.is_empty()) else {
+            return Ok(());
+        };
+        let gravity_base: Vector6<f64> = gravity.fixed_rows::<6>(base).into_owned();
+        for (i, point) in self.support.iter().enumerate() {
+            let world = data_at_q
+                .joint_placement(point.joint)
+                .act_point(&point.centre)
+                - Vector3::z() * point.radius;
+            for axis in 0..3 {
+                work.column.fill(0.0);
+                let unit = Vector3::ith(axis, 1.0);
+                dynamics::add_point_force(
+                    model,
+                    data_at_q,
+                    point.joint,
+                    &world,
+                    &unit,
+                    &mut work.column,
+                )?;
+                work.contact_transpose
+                    .set_column(3 * i + axis, &work.column);
+            }
+        }
+        let a = work.contact_transpose.fixed_rows::<6>(base);
+        let gram: Matrix6<f64> = a * a.transpose();
+        let weights = gram
+            .cholesky()
+            .ok_or(DynamicsError::NotPositiveDefinite(
+                "the support points' free-flyer rows A Aᵀ (fewer than three points not in line?)",
+            ))?
+            .solve(&gravity_base);
+        work.lambda.gemv_tr(1.0, &a, &weights, 0.0);
+        work.column
+            .gemv(1.0, &work.contact_transpose, &work.lambda, 0.0);
+        for &i in actuated {
+            tau[i] -= work.column[i];
+        }
+        Ok(())
+    }
 }

@@ -129,6 +129,110 @@ pub fn export_glb(
     })
 }
 
+/// What a drawn object is, for its colour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SceneRole {
+    /// The ground or the terrain.
+    Ground,
+    /// A link of the robot.
+    Link,
+    /// Built-in body `k`.
+    Body(usize),
+}
+
+/// An object of a [`Scene`]: its triangles in world coordinates (m, z up).
+#[derive(Debug, Clone)]
+pub struct SceneObject {
+    /// The object's name.
+    pub name: String,
+    /// What it is.
+    pub role: SceneRole,
+    /// Its triangles, world coordinates.
+    pub triangles: Vec<[Vector3<f64>; 3]>,
+}
+
+/// A contact of a [`Scene`] (world axes).
+#[derive(Debug, Clone, Copy)]
+pub struct SceneContact {
+    /// The contact point (m).
+    pub point: Vector3<f64>,
+    /// The unit normal.
+    pub normal: Vector3<f64>,
+    /// The force (N).
+    pub force: Vector3<f64>,
+}
+
+/// The world at one step: the shown objects (as in the `.glb`) and the step's contacts.
+#[derive(Debug, Clone)]
+pub struct Scene {
+    /// Simulated time (s).
+    pub time: f64,
+    /// The objects.
+    pub objects: Vec<SceneObject>,
+    /// The contacts of the step that ended at `time`.
+    pub contacts: Vec<SceneContact>,
+}
+
+/// Runs `sim` up to the step nearest `time` (at most `steps`) and returns the world there:
+/// the configuration after that step and the contacts it solved (none at time 0).
+pub fn scene_at(mut sim: Simulator, steps: usize, dt: f64, time: f64) -> Result<Scene, ViewError> {
+    let last = ((time / dt).round().max(0.0) as usize).min(steps);
+    let mut data = Data::new(&sim.world().model);
+    let mut contacts = Vec::new();
+    let mut now = 0.0;
+    for k in 1..=last {
+        let q_start = sim.state().0.clone();
+        let record = sim
+            .step()
+            .map_err(|source| ViewError::Step { step: k, source })?;
+        now = record.time;
+        if k == last {
+            contacts = frame_contacts(sim.world(), &mut data, &q_start, &record, dt)?;
+        }
+    }
+    let world = sim.world();
+    let shown = shown_objects(world);
+    let frame = frame_at(world, &mut data, sim.state().0, &shown, now, &contacts)?;
+    let objects = shown
+        .iter()
+        .zip(&frame.poses)
+        .map(|(&i, pose)| {
+            let object = &world.objects[i];
+            let mesh = shape_mesh(&object.shape);
+            let corner = |k: u32| {
+                pose.transform_point(&mesh.positions[k as usize].into())
+                    .coords
+            };
+            SceneObject {
+                name: object.name.clone(),
+                role: match object.role {
+                    Role::Ground => SceneRole::Ground,
+                    Role::Body(k) => SceneRole::Body(k),
+                    _ => SceneRole::Link,
+                },
+                triangles: mesh
+                    .triangles
+                    .iter()
+                    .map(|t| [corner(t[0]), corner(t[1]), corner(t[2])])
+                    .collect(),
+            }
+        })
+        .collect();
+    Ok(Scene {
+        time: now,
+        objects,
+        contacts: frame
+            .contacts
+            .iter()
+            .map(|c| SceneContact {
+                point: c.point,
+                normal: c.normal,
+                force: c.force,
+            })
+            .collect(),
+    })
+}
+
 /// The objects drawn: the ground, the robot's link geometry, the bodies.
 fn shown_objects(world: &World) -> Vec<usize> {
     world

@@ -20,11 +20,11 @@ use std::sync::Arc;
 
 use nalgebra::{DVector, Isometry3, Quaternion, Translation3, UnitQuaternion, Vector3, Vector6};
 
-use super::controllers::offset_target;
+use super::controllers::{offset_target, GravityFeedforward, GravityWorkspace, SupportPoint};
 use super::locomotion::{TrotController, TrotState};
 use super::scenario::{
-    Actuation, ExternalForce, Pose, RobotRoot, RobotSource, Scenario, ScenarioError, ShapeSpec,
-    TerrainFormula,
+    Actuation, ExternalForce, GravityCompensation, Pose, RobotRoot, RobotSource, Scenario,
+    ScenarioError, ShapeSpec, TerrainFormula,
 };
 use crate::collision::{
     ground_points, shape_from_geometry, Core, HeightField, HeightFieldError, PairFilter, Shape,
@@ -79,6 +79,8 @@ pub struct PdController {
     pub kd: f64,
     /// Gains scaled by the apparent inertias `1 / (M⁻¹)_jj`.
     pub inertia_scaled: bool,
+    /// The gravity feed-forward added to the PD, if any.
+    pub gravity: Option<GravityFeedforward>,
 }
 
 /// The world of a scenario, ready to simulate.
@@ -211,6 +213,7 @@ impl World {
                 kd,
                 inertia_scaled,
                 target_offsets,
+                gravity_compensation,
             } => Some(PdController {
                 target: offset_target(&model, &reference, target_offsets).map_err(|e| {
                     scenario.invalid(
@@ -221,6 +224,7 @@ impl World {
                 kp: *kp,
                 kd: *kd,
                 inertia_scaled: *inertia_scaled,
+                gravity: gravity_feedforward(scenario, &model, &objects, *gravity_compensation)?,
             }),
         };
         let trot = match &scenario.actuation {
@@ -340,6 +344,11 @@ impl World {
         ActuationWorkspace {
             error: DVector::zeros(nv),
             inverse_diagonal: vec![0.0; nv],
+            gravity: self
+                .pd
+                .as_ref()
+                .and_then(|pd| pd.gravity.as_ref())
+                .map(|g| g.workspace(&self.model)),
             trot: self.trot.as_ref().map(|t| t.state(nv)),
         }
     }
@@ -348,7 +357,8 @@ impl World {
     /// ([`TrotController::torques`], needing the joint placements of `data` at `q`), or the
     /// PD's `τ = K_p (q_ref ⊖ q) − K_d v` on the actuated joints, scaled by the apparent
     /// inertias `1 / (M⁻¹)_jj` when asked, read from the LTDL factor `mass` of `M(q)`
-    /// without inverting `M` (no allocation).
+    /// without inverting `M` (no allocation), plus its gravity feed-forward when asked
+    /// ([`GravityFeedforward::add_to`]).
     #[allow(clippy::too_many_arguments)]
     pub fn actuation(
         &self,
@@ -380,6 +390,9 @@ impl World {
             };
             tau[i] = scale * (pd.kp * work.error[i] - pd.kd * v[i]);
         }
+        if let (Some(gravity), Some(gravity_work)) = (&pd.gravity, work.gravity.as_mut()) {
+            gravity.add_to(&self.model, q, data, &self.actuated, gravity_work, tau)?;
+        }
         Ok(())
     }
 
@@ -407,8 +420,51 @@ impl World {
 pub struct ActuationWorkspace {
     error: DVector<f64>,
     inverse_diagonal: Vec<f64>,
+    gravity: Option<GravityWorkspace>,
     /// The trot's state, when the world walks.
     pub trot: Option<TrotState>,
+}
+
+/// The PD's gravity feed-forward: `contacts` stands a free-flying robot on its contact
+/// spheres (at least three, not all in line at the start).
+fn gravity_feedforward(
+    scenario: &Scenario,
+    model: &Model,
+    objects: &[WorldObject],
+    mode: GravityCompensation,
+) -> Result<Option<GravityFeedforward>, ScenarioError> {
+    let base_rows = model
+        .joints
+        .iter()
+        .find(|j| j.kind == JointKind::FreeFlyer)
+        .map(|j| j.idx_v);
+    let support: Vec<SupportPoint> = match mode {
+        GravityCompensation::None => return Ok(None),
+        GravityCompensation::Joints => Vec::new(),
+        GravityCompensation::Contacts => objects
+            .iter()
+            .filter(|o| o.role == Role::RobotSphere)
+            .zip(&scenario.world.contact_spheres)
+            .map(|(o, sphere)| SupportPoint {
+                joint: o.joint,
+                centre: o.placement.translation.vector,
+                radius: sphere.radius,
+            })
+            .collect(),
+    };
+    let field = "actuation.pd.gravity_compensation";
+    if mode == GravityCompensation::Contacts && base_rows.is_some() && support.len() < 3 {
+        return Err(scenario.invalid(
+            field,
+            format!(
+                "`contacts` shares the weight among the robot's contact spheres: it needs at \
+                 least three (world.contact_spheres with a robot_collision that uses them), \
+                 found {}",
+                support.len()
+            ),
+        ));
+    }
+    Ok(Some(GravityFeedforward { support, base_rows }))
 }
 
 /// The ground: the terrain's height field when the scenario gives one, else the

@@ -3,6 +3,7 @@
 
 mod batch;
 mod cli;
+mod gravity_compensation;
 mod locomotion;
 mod non_finite_records;
 mod physics;

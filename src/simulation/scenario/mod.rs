@@ -41,9 +41,9 @@ pub use check::{
 };
 pub use schema::{
     Actuation, Analytical, BodySpec, BodyState, Columns, ContactSphere, ExternalForce,
-    ForceProfile, Generated, HeightFieldSpec, InitialState, Pose, Pyramid, RobotCollision,
-    RobotRoot, RobotSource, Roughness, Scenario, ShapeSpec, SimulationSpec, SolverEntry,
-    StepMetrics, Terrain, TerrainFormula, UrdfRobot, WorldSpec,
+    ForceProfile, Generated, GravityCompensation, HeightFieldSpec, InitialState, Pose, Pyramid,
+    RobotCollision, RobotRoot, RobotSource, Roughness, Scenario, ShapeSpec, SimulationSpec,
+    SolverEntry, StepMetrics, Terrain, TerrainFormula, UrdfRobot, WorldSpec,
 };
 pub use yaml::locate;
 

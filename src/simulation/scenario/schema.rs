@@ -434,9 +434,28 @@ pub enum Actuation {
         /// them away from where they start (a hand closing). Default none.
         #[serde(default)]
         target_offsets: BTreeMap<String, f64>,
+        /// Torques added to the PD's so that the target holds still against gravity
+        /// (see [`super::super::controllers::GravityFeedforward`]). Default `none`.
+        #[serde(default)]
+        gravity_compensation: GravityCompensation,
     },
     /// A diagonal trot with a target base velocity ([`crate::simulation::locomotion`]).
     Trot(Box<crate::simulation::locomotion::TrotSpec>),
+}
+
+/// The gravity feed-forward of a PD.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GravityCompensation {
+    /// The PD alone.
+    #[default]
+    None,
+    /// `τ += g(q)` on the actuated joints: each joint holds what hangs from it (exact for
+    /// a fixed base).
+    Joints,
+    /// `τ += g(q) − J_cᵀ λ` with `λ` the least-norm forces at the robot's contact spheres
+    /// that carry its weight (a free-flying robot standing on them).
+    Contacts,
 }
 
 /// A force (N, world axes) applied at the origin of a named body's frame, active for

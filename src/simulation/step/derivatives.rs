@@ -102,6 +102,15 @@ pub enum StepDerivativeError {
         /// The contact.
         contact: usize,
     },
+    /// The PD's gravity feed-forward has no derivative here.
+    #[error(
+        "step {step}: the derivative of the PD's gravity feed-forward is not computed; \
+         step derivatives need `actuation.pd.gravity_compensation: none`"
+    )]
+    GravityCompensation {
+        /// The step.
+        step: usize,
+    },
 }
 
 /// A contact of the step as its derivative holds it (module docs).
@@ -284,6 +293,14 @@ impl Simulator {
         v: &DVector<f64>,
     ) -> Result<StepDerivatives, StepDerivativeError> {
         let step = self.step;
+        if self
+            .world
+            .pd
+            .as_ref()
+            .is_some_and(|pd| pd.gravity.is_some())
+        {
+            return Err(StepDerivativeError::GravityCompensation { step });
+        }
         let dynamics_error = |source| StepDerivativeError::Dynamics { step, source };
         let (nv, dt) = (self.world.model.nv(), self.params.dt);
         let v_next = self.v.clone();
