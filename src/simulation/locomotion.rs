@@ -180,7 +180,6 @@ pub struct TrotController {
     mass: f64,
     /// Locked inertia about the base origin, base axes (at the initial configuration).
     inertia: Matrix3<f64>,
-    height: f64,
     yaw: f64,
     start: [f64; 2],
 }
@@ -209,6 +208,10 @@ pub struct TrotState {
     torques: DVector<f64>,
     liftoff: [Vector3<f64>; 4],
     was_swinging: [bool; 4],
+    /// Each foot's position at its last touchdown (the ground the robot has felt).
+    footholds: [Vector3<f64>; 4],
+    /// Base height over the footholds' plane at the first tick.
+    clearance: Option<f64>,
     jacobian: Matrix3xX<f64>,
     /// The last tick's record.
     pub record: TrotRecord,
@@ -270,7 +273,6 @@ impl TrotController {
             legs,
             mass,
             inertia,
-            height: q0[2],
             yaw: rotation.euler_angles().2,
             start: [q0[0], q0[1]],
             spec,
@@ -284,6 +286,8 @@ impl TrotController {
             torques: DVector::zeros(nv),
             liftoff: [Vector3::zeros(); 4],
             was_swinging: [false; 4],
+            footholds: [Vector3::zeros(); 4],
+            clearance: None,
             jacobian: Matrix3xX::zeros(nv),
             record: TrotRecord::default(),
         }
@@ -347,10 +351,13 @@ impl TrotController {
         let target = self.target_velocity(t);
         let target_v = Vector3::new(target[0], target[1], 0.0);
         let (roll, pitch, _) = rotation.euler_angles();
+        let ground = self.felt_ground(t, data, state);
+        let clearance = *state.clearance.get_or_insert(base.z - ground.height(&base));
+        let height_target = ground.height(&base) + clearance;
         state.record.target_velocity = target;
         state.record.base_velocity = [linear.x, linear.y];
         state.record.distance = (q[0] - self.start[0]).hypot(q[1] - self.start[1]);
-        state.record.fallen |= (q[2] - self.height).abs() > self.spec.fall_height
+        state.record.fallen |= (q[2] - height_target).abs() > self.spec.fall_height
             || roll.abs() > self.spec.fall_tilt
             || pitch.abs() > self.spec.fall_tilt;
         state.torques.fill(0.0);
@@ -385,7 +392,11 @@ impl TrotController {
                         + target_v * (0.5 * swing_time)
                         + (linear - target_v) * self.spec.raibert_gain;
                     let p0 = state.liftoff[k];
-                    let shift = Vector3::new(landing.x - p0.x, landing.y - p0.y, 0.0);
+                    let shift = Vector3::new(
+                        landing.x - p0.x,
+                        landing.y - p0.y,
+                        ground.height(&landing) - p0.z,
+                    );
                     let blend = s * s * (3.0 - 2.0 * s);
                     let rate = 6.0 * s * (1.0 - s) / swing_time;
                     let pi = std::f64::consts::PI;
@@ -406,7 +417,14 @@ impl TrotController {
                 }
             }
         }
-        let wrench = self.desired_wrench(&rotation, &base, &linear, &angular, &target_v);
+        let wrench = self.desired_wrench(
+            &rotation,
+            &base,
+            height_target,
+            &linear,
+            &angular,
+            &target_v,
+        );
         let clock = Instant::now();
         let forces = self.distribute(&stance, &base, &wrench);
         state.record.qp_time = clock.elapsed().as_secs_f64();
@@ -424,11 +442,27 @@ impl TrotController {
         Ok(())
     }
 
+    /// The ground the feet have felt: every foot's position at its last touchdown (all
+    /// four at the first tick), and the plane through them.
+    fn felt_ground(&self, t: f64, data: &Data, state: &mut TrotState) -> GroundPlane {
+        let first = state.clearance.is_none();
+        for (k, leg) in self.legs.iter().enumerate() {
+            let touchdown = state.was_swinging[k] && self.swing_phase(k, t).is_none();
+            if first || touchdown {
+                state.footholds[k] = data
+                    .joint_placement(leg.foot_joint)
+                    .act_point(&leg.foot_offset);
+            }
+        }
+        GroundPlane::fit(&state.footholds)
+    }
+
     /// `w = [m (a + g e_z); I_w α]` from the base PD (module docs).
     fn desired_wrench(
         &self,
         rotation: &UnitQuaternion<f64>,
         base: &Vector3<f64>,
+        height_target: f64,
         linear: &Vector3<f64>,
         angular: &Vector3<f64>,
         target: &Vector3<f64>,
@@ -438,7 +472,7 @@ impl TrotController {
         let acceleration = Vector3::new(
             kv * (target.x - linear.x),
             kv * (target.y - linear.y),
-            kz * (self.height - base.z) - dz * linear.z,
+            kz * (height_target - base.z) - dz * linear.z,
         );
         let force = self.mass * (acceleration + Vector3::z() * GRAVITY);
         let reference = UnitQuaternion::from_euler_angles(0.0, 0.0, self.yaw);
@@ -543,6 +577,36 @@ impl TrotController {
                 })
                 .collect(),
         )
+    }
+}
+
+/// The plane `z = a + b x + c y` fitted to the footholds by least squares (their mean
+/// height when they are aligned).
+#[derive(Debug, Clone, Copy)]
+struct GroundPlane {
+    coefficients: Vector3<f64>,
+}
+
+impl GroundPlane {
+    fn fit(points: &[Vector3<f64>; 4]) -> Self {
+        let mut normal = Matrix3::zeros();
+        let mut right = Vector3::zeros();
+        for p in points {
+            let row = Vector3::new(1.0, p.x, p.y);
+            normal += row * row.transpose();
+            right += row * p.z;
+        }
+        let mean = right.x / points.len() as f64;
+        let coefficients = normal
+            .try_inverse()
+            .filter(|_| normal.determinant().abs() > 1e-9)
+            .map_or(Vector3::new(mean, 0.0, 0.0), |inverse| inverse * right);
+        Self { coefficients }
+    }
+
+    /// The plane's height under `p`.
+    fn height(&self, p: &Vector3<f64>) -> f64 {
+        self.coefficients.dot(&Vector3::new(1.0, p.x, p.y))
     }
 }
 

@@ -6,6 +6,7 @@ mod paper;
 mod paper_collision;
 mod paper_gradients;
 mod paper_timing;
+mod paper_walking;
 mod snapshot;
 mod tables;
 

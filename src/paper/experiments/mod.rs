@@ -9,6 +9,8 @@ mod fig13;
 mod fig14;
 mod fig15;
 mod fig16;
+mod fig17;
+mod fig18;
 pub mod sliding;
 mod tab3;
 mod tab4;
@@ -28,6 +30,8 @@ pub fn all() -> Vec<&'static dyn Experiment> {
         &tab4::Tab4,
         &fig15::Fig15,
         &fig16::Fig16,
+        &fig17::Fig17,
+        &fig18::Fig18,
     ]
 }
 
