@@ -195,7 +195,7 @@ impl Experiment for Fig18 {
     fn run(&self, ctx: &Context) -> Result<Page, PaperError> {
         let duration = duration(ctx.quick);
         let at = format!("simulation.duration={duration}");
-        let scenario = TROT_BUMPY.load(&[at.clone()])?;
+        let scenario = TROT_BUMPY.load(std::slice::from_ref(&at))?;
         let field = roughness_field(&scenario);
         let amplitude = scenario
             .world

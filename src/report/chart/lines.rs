@@ -414,15 +414,16 @@ pub(super) fn draw_line_chart<DB: DrawingBackend>(
     }
     let entries = outside_entries(&prepared);
     let (legend_w, legend_h) = legend_size(&area, &entries);
+    let normalize = |&(x, y): &(f64, f64)| {
+        (
+            (x - x_axis.range.0) / (x_axis.range.1 - x_axis.range.0),
+            (y - y_axis.range.0) / (y_axis.range.1 - y_axis.range.0),
+        )
+    };
     let normalized: Vec<(f64, f64)> = prepared
         .iter()
-        .flat_map(|p| p.runs.iter().flatten())
-        .map(|(x, y)| {
-            (
-                (x - x_axis.range.0) / (x_axis.range.1 - x_axis.range.0),
-                (y - y_axis.range.0) / (y_axis.range.1 - y_axis.range.0),
-            )
-        })
+        .flat_map(|p| p.runs.iter())
+        .flat_map(|run| along_segments(&run.iter().map(normalize).collect::<Vec<_>>()))
         .collect();
     let place = if entries.is_empty() {
         LegendPlace::Inside(0.0, 1.0)
@@ -594,4 +595,27 @@ mod tests {
         assert!(kept.len() <= 400);
         assert!(kept.iter().any(|p| p.1 == 7.0));
     }
+}
+
+/// A run's points with points added along each segment every 1 % of the plot, so a
+/// legend is not placed over a line between two distant points (a reference level drawn
+/// from its two ends).
+fn along_segments(run: &[(f64, f64)]) -> Vec<(f64, f64)> {
+    const STEP: f64 = 0.01;
+    const MOST_PER_SEGMENT: usize = 100;
+    let mut out: Vec<(f64, f64)> = run.first().copied().into_iter().collect();
+    for pair in run.windows(2) {
+        let ((x0, y0), (x1, y1)) = (pair[0], pair[1]);
+        let length = (x1 - x0).hypot(y1 - y0);
+        let pieces = if length.is_finite() {
+            ((length / STEP).ceil() as usize).clamp(1, MOST_PER_SEGMENT)
+        } else {
+            1
+        };
+        out.extend((1..=pieces).map(|k| {
+            let t = k as f64 / pieces as f64;
+            (x0 + t * (x1 - x0), y0 + t * (y1 - y0))
+        }));
+    }
+    out
 }
