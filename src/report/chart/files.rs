@@ -73,7 +73,20 @@ fn with_embedded_font(svg: &str, font: &EmbeddedFont) -> String {
         font.family, font.weight
     );
     let named = svg.replace("font-family=\"sans-serif\"", &family);
-    rescale_font_sizes(&named, font.size_factor)
+    rescale_font_sizes(&with_stand_ins(&named), font.size_factor)
+}
+
+/// Characters the embedded font has no glyph for, and what is drawn in their place (a
+/// norm's double bar as two bars).
+const STAND_INS: [(&str, &str); 1] = [("‖", "||")];
+
+/// `svg` with every character of [`STAND_INS`] replaced.
+fn with_stand_ins(svg: &str) -> String {
+    STAND_INS
+        .iter()
+        .fold(svg.to_string(), |text, (missing, drawn)| {
+            text.replace(missing, drawn)
+        })
 }
 
 /// Multiplies every `font-size="…"` value by `factor`.
@@ -160,6 +173,20 @@ mod tests {
             rescale_font_sizes(svg, 1.5),
             r#"<text font-size="15.00" x="1">a</text><text font-size="x">b</text>"#
         );
+    }
+
+    #[test]
+    fn characters_without_a_glyph_get_their_stand_in_and_the_font_has_the_stand_ins() {
+        use ab_glyph::Font as _;
+        let font = ab_glyph::FontRef::try_from_slice(FONT_DATA).unwrap();
+        for (missing, drawn) in STAND_INS {
+            assert!(
+                missing.chars().all(|c| font.glyph_id(c).0 == 0),
+                "{missing}"
+            );
+            assert!(drawn.chars().all(|c| font.glyph_id(c).0 != 0), "{drawn}");
+        }
+        assert_eq!(with_stand_ins("Σ ‖Δx‖ Δt"), "Σ ||Δx|| Δt");
     }
 
     #[test]
