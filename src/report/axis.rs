@@ -41,6 +41,9 @@ pub struct AxisLayout {
 
 /// Largest number of major ticks on an axis.
 const MAX_TICKS: usize = 8;
+/// The least distance between two labelled ticks on an x axis (pixels): a label such as
+/// `0.001` or `1e-10` is about 40 pixels wide in the figures' font.
+pub const LABEL_SPACING: f64 = 48.0;
 
 /// A "nice" step (1, 2 or 5 × 10^k) giving at most `max_ticks` ticks over `span`.
 pub fn nice_step(span: f64, max_ticks: usize) -> f64 {
@@ -175,6 +178,31 @@ impl AxisLayout {
             ticks,
             minor,
             step: every as f64,
+        }
+    }
+
+    /// The labelled ticks thinned so that their labels do not run into each other on an
+    /// axis `pixels` wide (at least [`LABEL_SPACING`] pixels apart): a log axis keeps its
+    /// whole decades first, then every k-th tick is kept.
+    pub fn keep_labels_apart(&mut self, pixels: i32) {
+        let room = ((f64::from(pixels.max(1)) / LABEL_SPACING).floor() as usize).max(2);
+        if self.ticks.len() <= room {
+            return;
+        }
+        if self.scale == Scale::Log {
+            let decades: Vec<f64> = self
+                .ticks
+                .iter()
+                .copied()
+                .filter(|x| (x - x.round()).abs() < 1e-9)
+                .collect();
+            if decades.len() >= 2 {
+                self.ticks = decades;
+            }
+        }
+        let every = self.ticks.len().div_ceil(room);
+        if every > 1 {
+            self.ticks = self.ticks.iter().copied().step_by(every).collect();
         }
     }
 
@@ -352,6 +380,21 @@ mod tests {
         let short = AxisLayout::log(1.5, 9.0);
         let labels: Vec<String> = short.ticks.iter().map(|t| short.label(*t)).collect();
         assert_eq!(labels, vec!["1", "2", "5", "10"]);
+    }
+
+    #[test]
+    fn a_narrow_log_axis_keeps_its_decades_and_a_wide_one_its_1_2_5_ticks() {
+        let mut wide = AxisLayout::log(1e-3, 0.1);
+        wide.keep_labels_apart(600);
+        let labels: Vec<String> = wide.ticks.iter().map(|t| wide.label(*t)).collect();
+        assert_eq!(
+            labels,
+            vec!["0.001", "0.002", "0.005", "0.01", "0.02", "0.05", "0.1"]
+        );
+        let mut narrow = AxisLayout::log(1e-3, 0.1);
+        narrow.keep_labels_apart(200);
+        let labels: Vec<String> = narrow.ticks.iter().map(|t| narrow.label(*t)).collect();
+        assert_eq!(labels, vec!["0.001", "0.01", "0.1"]);
     }
 
     #[test]

@@ -448,6 +448,8 @@ pub(super) fn draw_line_chart<DB: DrawingBackend>(
         LegendPlace::Inside(..) => (area.clone(), None),
     };
 
+    let drawn_w = i32::try_from(plot_area.dim_in_pixel().0).unwrap_or(i32::MAX);
+    x_axis.keep_labels_apart(drawn_w - Y_LABEL_AREA as i32);
     let x_spec = TickedRange(x_axis.clone());
     let y_spec = TickedRange(y_axis.clone());
     let mut ctx = ChartBuilder::on(&plot_area)
