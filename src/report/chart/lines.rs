@@ -534,6 +534,29 @@ pub(super) fn draw_line_chart<DB: DrawingBackend>(
     }
 }
 
+/// A run's points with points added along each segment every 1 % of the plot, so a
+/// legend is not placed over a line between two distant points (a reference level drawn
+/// from its two ends).
+fn along_segments(run: &[(f64, f64)]) -> Vec<(f64, f64)> {
+    const STEP: f64 = 0.01;
+    const MOST_PER_SEGMENT: usize = 100;
+    let mut out: Vec<(f64, f64)> = run.first().copied().into_iter().collect();
+    for pair in run.windows(2) {
+        let ((x0, y0), (x1, y1)) = (pair[0], pair[1]);
+        let length = (x1 - x0).hypot(y1 - y0);
+        let pieces = if length.is_finite() {
+            ((length / STEP).ceil() as usize).clamp(1, MOST_PER_SEGMENT)
+        } else {
+            1
+        };
+        out.extend((1..=pieces).map(|k| {
+            let t = k as f64 / pieces as f64;
+            (x0 + t * (x1 - x0), y0 + t * (y1 - y0))
+        }));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -597,27 +620,4 @@ mod tests {
         assert!(kept.len() <= 400);
         assert!(kept.iter().any(|p| p.1 == 7.0));
     }
-}
-
-/// A run's points with points added along each segment every 1 % of the plot, so a
-/// legend is not placed over a line between two distant points (a reference level drawn
-/// from its two ends).
-fn along_segments(run: &[(f64, f64)]) -> Vec<(f64, f64)> {
-    const STEP: f64 = 0.01;
-    const MOST_PER_SEGMENT: usize = 100;
-    let mut out: Vec<(f64, f64)> = run.first().copied().into_iter().collect();
-    for pair in run.windows(2) {
-        let ((x0, y0), (x1, y1)) = (pair[0], pair[1]);
-        let length = (x1 - x0).hypot(y1 - y0);
-        let pieces = if length.is_finite() {
-            ((length / STEP).ceil() as usize).clamp(1, MOST_PER_SEGMENT)
-        } else {
-            1
-        };
-        out.extend((1..=pieces).map(|k| {
-            let t = k as f64 / pieces as f64;
-            (x0 + t * (x1 - x0), y0 + t * (y1 - y0))
-        }));
-    }
-    out
 }
