@@ -3,8 +3,6 @@
 //! so the figure runs at the largest roughness it walks and the falls at 0.1 m are
 //! recorded. A variant walks on ContactBench's own height-field formula, scaled.
 
-use std::path::Path;
-
 use super::fig17::{
     duration, fall_time, mean_iterations, model_table, of, panels, path_gap, peak_criterion,
     scenario_target, walk, walking_figure, walking_protocol, SOLVERS, TROT_BUMPY, TROT_FLAT,
@@ -106,7 +104,11 @@ fn formula_scenario(ctx: &Context, duration: f64) -> Result<Scenario, PaperError
             spacing: FORMULA_SPACING,
             size: [0.0, 0.0],
             origin: Some(FORMULA_ORIGIN),
-            file: Some(Path::new(&ctx.dir).join(TERRAIN_FILE)),
+            // Absolute: a relative file is read from the scenario file's folder.
+            file: Some(std::path::absolute(&path).map_err(|error| PaperError::Io {
+                path: path.display().to_string(),
+                error,
+            })?),
             formula: None,
             roughness: None,
         },
