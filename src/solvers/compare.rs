@@ -185,7 +185,9 @@ pub fn compare_repeated(
         }
     }
     for (run, t) in runs.iter_mut().zip(&times) {
-        if let (RunOutcome::Solved(solved), Some(spread)) = (&mut run.outcome, TimeSpread::of(t)) {
+        // One solve has no spread: the field stays empty, as for `compare`.
+        let spread = TimeSpread::of(t).filter(|s| s.samples > 1);
+        if let (RunOutcome::Solved(solved), Some(spread)) = (&mut run.outcome, spread) {
             solved.solve_time = spread.median;
             solved.solve_time_spread = Some(spread);
         }
