@@ -103,15 +103,8 @@ impl HeightField {
         origin: [f64; 2],
         heights: Vec<f64>,
     ) -> Result<Self, HeightFieldError> {
-        let parameter = |field, value, message| HeightFieldError::Parameter {
-            source_name: source_name.to_string(),
-            field,
-            value,
-            message,
-        };
-        if !(spacing.is_finite() && spacing > 0.0) {
-            return Err(parameter("spacing", spacing, "must be finite and > 0 (m)"));
-        }
+        let parameter = parameter_error(source_name);
+        check_spacing(source_name, spacing)?;
         for (field, value) in [("origin.x", origin[0]), ("origin.y", origin[1])] {
             if !value.is_finite() {
                 return Err(parameter(field, value, "must be finite (m)"));
@@ -415,21 +408,39 @@ fn smoothstep(t: f64) -> f64 {
     t * t * (3.0 - 2.0 * t)
 }
 
+/// The refusal of a parameter of the height field named `source_name`.
+fn parameter_error(
+    source_name: &str,
+) -> impl Fn(&'static str, f64, &'static str) -> HeightFieldError + '_ {
+    move |field, value, message| HeightFieldError::Parameter {
+        source_name: source_name.to_string(),
+        field,
+        value,
+        message,
+    }
+}
+
+/// A sample spacing must be finite and positive.
+fn check_spacing(source_name: &str, spacing: f64) -> Result<(), HeightFieldError> {
+    if spacing.is_finite() && spacing > 0.0 {
+        Ok(())
+    } else {
+        Err(parameter_error(source_name)(
+            "spacing",
+            spacing,
+            "must be finite and > 0 (m)",
+        ))
+    }
+}
+
 /// Samples along x and y covering `size` at `spacing`.
 fn grid_counts(
     source_name: &str,
     size: [f64; 2],
     spacing: f64,
 ) -> Result<(usize, usize), HeightFieldError> {
-    let parameter = |field, value, message| HeightFieldError::Parameter {
-        source_name: source_name.to_string(),
-        field,
-        value,
-        message,
-    };
-    if !(spacing.is_finite() && spacing > 0.0) {
-        return Err(parameter("spacing", spacing, "must be finite and > 0 (m)"));
-    }
+    let parameter = parameter_error(source_name);
+    check_spacing(source_name, spacing)?;
     let mut counts = [0usize; 2];
     for (k, field) in ["size.x", "size.y"].into_iter().enumerate() {
         let n = size[k] / spacing;
