@@ -15,6 +15,8 @@ use crate::report::style::{separate, LineStyle};
 const MAX_POINTS: usize = 3000;
 /// Two curves closer than this fraction of the axis spans everywhere coincide.
 const COINCIDENCE: f64 = 2e-3;
+/// Points at which a curve may leave another and still be drawn as coinciding with it.
+const MAX_DIFFERING: usize = 2;
 
 /// A curve in plotted coordinates, split at its gaps, decimated.
 struct Prepared {
@@ -23,8 +25,9 @@ struct Prepared {
     marked: bool,
     /// Runs of drawable points.
     runs: Vec<Vec<(f64, f64)>>,
-    /// Index of the curve this one coincides with, if any.
-    same_as: Option<usize>,
+    /// The curve this one coincides with, if any: its index and how many of this
+    /// curve's points differ from it (at most [`MAX_DIFFERING`] of them).
+    same_as: Option<(usize, usize)>,
 }
 
 fn prepare(curve: &Curve, x: &AxisLayout, y: &AxisLayout) -> Prepared {
@@ -255,7 +258,12 @@ fn non_positive_xs(curve: &Curve, x: &AxisLayout, scale: Scale) -> Vec<f64> {
 /// scale or has values a log axis marks on its lower edge.
 fn entry_text(p: &Prepared, all: &[Prepared], off: Option<f64>, below: usize) -> String {
     let mut text = match p.same_as {
-        Some(i) => format!("{} (= {}, markers)", p.label, all[i].label),
+        Some((i, 0)) => format!("{} (= {}, markers)", p.label, all[i].label),
+        Some((i, 1)) => format!("{} (= {} but at 1 point, markers)", p.label, all[i].label),
+        Some((i, n)) => format!(
+            "{} (= {} but at {n} points, markers)",
+            p.label, all[i].label
+        ),
         None => p.label.clone(),
     };
     if let Some(peak) = off {
@@ -291,30 +299,47 @@ fn separate_looks(curves: &mut [Prepared]) {
     }
 }
 
-/// Marks every curve that coincides with an earlier one (same x samples, y within
-/// [`COINCIDENCE`] of the spans).
+/// Marks every curve that coincides with an earlier one: the same x samples, y within
+/// [`COINCIDENCE`] of the spans at all but at most [`MAX_DIFFERING`] of its points (a
+/// curve hidden under another but for its first point is still said to be hidden).
 fn mark_coincident(curves: &mut [Prepared], x_span: f64, y_span: f64) {
     for j in 1..curves.len() {
         for i in 0..j {
             if curves[i].same_as.is_some() {
                 continue;
             }
-            let (a, b) = (&curves[i].runs, &curves[j].runs);
-            let close = a.len() == b.len()
-                && !a.is_empty()
-                && a.iter().zip(b).all(|(ra, rb)| {
-                    ra.len() == rb.len()
-                        && ra.iter().zip(rb).all(|(p, q)| {
-                            (p.0 - q.0).abs() <= COINCIDENCE * x_span
-                                && (p.1 - q.1).abs() <= COINCIDENCE * y_span
-                        })
-                });
-            if close {
-                curves[j].same_as = Some(i);
+            if let Some(differing) =
+                differing_points(&curves[i].runs, &curves[j].runs, x_span, y_span)
+            {
+                curves[j].same_as = Some((i, differing));
                 break;
             }
         }
     }
+}
+
+/// How many points of `b` lie off `a`, when the two have the same runs and at most
+/// [`MAX_DIFFERING`] points differ; `None` otherwise.
+fn differing_points(
+    a: &[Vec<(f64, f64)>],
+    b: &[Vec<(f64, f64)>],
+    x_span: f64,
+    y_span: f64,
+) -> Option<usize> {
+    let same_shape =
+        !a.is_empty() && a.len() == b.len() && a.iter().zip(b).all(|(ra, rb)| ra.len() == rb.len());
+    if !same_shape {
+        return None;
+    }
+    let differing = a
+        .iter()
+        .flatten()
+        .zip(b.iter().flatten())
+        .filter(|(p, q)| {
+            (p.0 - q.0).abs() > COINCIDENCE * x_span || (p.1 - q.1).abs() > COINCIDENCE * y_span
+        })
+        .count();
+    (differing <= MAX_DIFFERING).then_some(differing)
 }
 
 pub(super) fn draw_line_chart<DB: DrawingBackend>(
@@ -608,8 +633,36 @@ mod tests {
             prepare(&Curve::new("ccp-admm", points), &x, &y),
         ];
         mark_coincident(&mut curves, 49.0, 2.0);
-        assert_eq!(curves[1].same_as, Some(0));
+        assert_eq!(curves[1].same_as, Some((0, 0)));
         assert_eq!(curves[0].same_as, None);
+    }
+
+    #[test]
+    fn a_curve_hidden_but_for_one_point_is_said_to_be_hidden() {
+        let floor: Vec<(f64, f64)> = (0..50).map(|k| (k as f64, 1e-16)).collect();
+        let mut first_above = floor.clone();
+        first_above[0].1 = 2.2e-16;
+        let x = AxisLayout::linear(0.0, 49.0, true);
+        let y = AxisLayout::log(1e-16, 1e-8);
+        let mut curves = vec![
+            prepare(&Curve::new("lcp-pgs", floor), &x, &y),
+            prepare(&Curve::new("raisim", first_above.clone()), &x, &y),
+        ];
+        mark_coincident(&mut curves, 49.0, 8.0);
+        assert_eq!(curves[1].same_as, Some((0, 1)));
+        assert_eq!(
+            entry_text(&curves[1], &curves, None, 0),
+            "raisim (= lcp-pgs but at 1 point, markers)"
+        );
+        let mut three_above = first_above;
+        three_above[1].1 = 2.2e-16;
+        three_above[2].1 = 2.2e-16;
+        let mut apart = vec![
+            curves.swap_remove(0),
+            prepare(&Curve::new("raisim", three_above), &x, &y),
+        ];
+        mark_coincident(&mut apart, 49.0, 8.0);
+        assert_eq!(apart[1].same_as, None);
     }
 
     #[test]
