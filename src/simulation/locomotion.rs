@@ -452,11 +452,8 @@ impl TrotController {
                     let landing_height = self
                         .seen_height(&landing)
                         .map_or(ground.height(&landing), |z| z + state.sole);
-                    let shift = Vector3::new(
-                        landing.x - p0.x,
-                        landing.y - p0.y,
-                        landing_height - p0.z,
-                    );
+                    let shift =
+                        Vector3::new(landing.x - p0.x, landing.y - p0.y, landing_height - p0.z);
                     let blend = s * s * (3.0 - 2.0 * s);
                     let rate = 6.0 * s * (1.0 - s) / swing_time;
                     let pi = std::f64::consts::PI;
@@ -672,7 +669,9 @@ impl Clone for ForceQp {
 impl std::fmt::Debug for ForceQp {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let feet: Vec<usize> = self.solvers.iter().map(|(n, _)| *n).collect();
-        f.debug_struct("ForceQp").field("stance_feet", &feet).finish()
+        f.debug_struct("ForceQp")
+            .field("stance_feet", &feet)
+            .finish()
     }
 }
 
@@ -880,13 +879,23 @@ mod tests {
             Vector3::new(0.1, 0.2, 1.0).normalize(),
         ];
         let (mu, [lo, hi]) = (0.3, [1.0, 40.0]);
-        let forces = solve_forces(&arms, &normals, &wrench, (mu, [lo, hi]), &mut ForceQp::default())
-            .expect("solved");
+        let forces = solve_forces(
+            &arms,
+            &normals,
+            &wrench,
+            (mu, [lo, hi]),
+            &mut ForceQp::default(),
+        )
+        .expect("solved");
         for (f, n) in forces.iter().zip(&normals) {
             let t1 = (Vector3::x() - n * n.x).normalize();
             let t2 = n.cross(&t1);
             let normal = f.dot(n);
-            println!("normal force {normal:.4} N, tangents {:.4} {:.4} N", f.dot(&t1), f.dot(&t2));
+            println!(
+                "normal force {normal:.4} N, tangents {:.4} {:.4} N",
+                f.dot(&t1),
+                f.dot(&t2)
+            );
             assert!(normal >= lo - 1e-5 && normal <= hi + 1e-5, "{normal}");
             assert!(f.dot(&t1).abs() <= mu * normal + 1e-5, "{f} on {n}");
             assert!(f.dot(&t2).abs() <= mu * normal + 1e-5, "{f} on {n}");

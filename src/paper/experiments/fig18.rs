@@ -11,8 +11,8 @@ use super::sliding::paper_name;
 use crate::collision::heightfield::{contactbench_height, HeightField};
 use crate::paper::claims::{num, Claim, Why};
 use crate::paper::names::CRITERION;
-use crate::paper::runs::{metric_series, solved_steps, unconverged};
 use crate::paper::page::Page;
+use crate::paper::runs::{metric_series, solved_steps, unconverged};
 use crate::paper::{Context, Experiment, PaperError};
 use crate::report::tables::markdown_table;
 use crate::simulation::recorder::RunRecord;
@@ -126,7 +126,10 @@ const SLIDING_SPEED: f64 = 1e-3;
 /// and the distance they slide, summed over the run (m; speed × Δt).
 fn sliding(record: &RunRecord) -> (f64, f64) {
     let steps = solved_steps(record);
-    let dt = steps.windows(2).next().map_or(0.0, |w| w[1].time - w[0].time);
+    let dt = steps
+        .windows(2)
+        .next()
+        .map_or(0.0, |w| w[1].time - w[0].time);
     let (mut contacts, mut slides, mut distance) = (0usize, 0usize, 0.0);
     for contact in steps.iter().flat_map(|s| &s.contacts) {
         contacts += 1;
@@ -208,7 +211,11 @@ fn iterations_by_contact_change(record: &RunRecord) -> (f64, f64, f64) {
             continue;
         }
         let same = before.contacts.len() == now.contacts.len()
-            && before.contacts.iter().zip(&now.contacts).all(|(a, b)| a.pair == b.pair);
+            && before
+                .contacts
+                .iter()
+                .zip(&now.contacts)
+                .all(|(a, b)| a.pair == b.pair);
         let bucket = if same { &mut kept } else { &mut changed };
         bucket.push(now.iterations as f64);
     }
@@ -377,7 +384,10 @@ impl Experiment for Fig18 {
             sets.insert(
                 1,
                 (
-                    format!("The blind controller, roughness {} m, μ = 0.3", num(amplitude)),
+                    format!(
+                        "The blind controller, roughness {} m, μ = 0.3",
+                        num(amplitude)
+                    ),
                     &blind,
                     "fig18_blind.csv",
                     BLIND_DURATION,
@@ -393,9 +403,8 @@ impl Experiment for Fig18 {
         page.data.push(TERRAIN_FILE.into());
 
         let here = format!("roughness {} m", num(amplitude));
-        page.claims.push(
-            deviation_claim(&bumpy, &here).why(Why::Protocol, deviation_reason(&bumpy)),
-        );
+        page.claims
+            .push(deviation_claim(&bumpy, &here).why(Why::Protocol, deviation_reason(&bumpy)));
         page.claims.push(criterion_claim(&bumpy, &here));
         page.claims.push(
             Claim::all(
@@ -467,7 +476,8 @@ impl Experiment for Fig18 {
             })
             .collect();
         if ctx.quick {
-            page.notes.push("The blind controller's walks run at the full size only.".into());
+            page.notes
+                .push("The blind controller's walks run at the full size only.".into());
         } else {
             page.notes.push(format!(
             "The blind controller ({} m, μ = 0.3, target {} m/s, {} s): {}. A run that goes on after its fall may diverge (its outcome in the table).",
