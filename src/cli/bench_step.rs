@@ -232,6 +232,9 @@ fn print_table(out: &Output<'_>) {
     ] {
         outln!("| {name} | {value:.3} |");
     }
+    if let Some(qp) = s.controller_qp {
+        outln!("| (within dynamics) controller force QP | {qp:.3} |");
+    }
     outln!(
         "| **whole step** | **{:.3}** (blocks {:.3} to {:.3}) |",
         r.step_us,

@@ -14,13 +14,15 @@
 //!   pyramid `|f_x|, |f_y| ≤ μ f_z` and `f_min ≤ f_z ≤ f_max`, solved by clarabel;
 //!   `τ = −J_legᵀ f` on the stance legs.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use clarabel::algebra::CscMatrix;
 use clarabel::solver::{DefaultSettings, DefaultSolver, IPSolver, SolverStatus, SupportedConeT};
-use nalgebra::{DMatrix, DVector, Matrix3, Matrix3xX, UnitQuaternion, Vector3};
+use nalgebra::{DVector, Matrix3, Matrix3xX, UnitQuaternion, Vector3};
 use serde::{Deserialize, Serialize};
 
+use crate::collision::HeightField;
 use crate::dynamics::{self, Data, DynamicsError};
 use crate::model::{JointKind, Model};
 
@@ -72,6 +74,12 @@ pub struct TrotSpec {
     /// See `fall_height`.
     #[serde(default = "default_fall_tilt")]
     pub fall_tilt: f64,
+    /// The controller sees the terrain's height field, as a robot with a height map
+    /// does: footholds at the surface, the swing apex over the highest ground along the
+    /// step, each stance foot's friction pyramid on the surface normal under it.
+    /// Default `false` (blind: the ground is felt through the footholds only).
+    #[serde(default)]
+    pub perception: bool,
 }
 
 fn default_period() -> f64 {
@@ -115,6 +123,12 @@ fn default_fall_tilt() -> f64 {
 }
 
 impl TrotSpec {
+    /// Simulation steps of `dt` per control tick: the torques of a tick are held this
+    /// long.
+    pub fn steps_per_tick(&self, dt: f64) -> usize {
+        (self.control_period / dt).round().max(1.0) as usize
+    }
+
     /// The first parameter out of range: `(field, message)`.
     pub fn check(&self) -> Option<(&'static str, String)> {
         let positive = [
@@ -182,6 +196,8 @@ pub struct TrotController {
     inertia: Matrix3<f64>,
     yaw: f64,
     start: [f64; 2],
+    /// The height map of a perceiving controller (`perception`).
+    terrain: Option<Arc<HeightField>>,
 }
 
 /// What the controller did at its last tick (the task's record).
@@ -213,6 +229,9 @@ pub struct TrotState {
     /// Base height over the footholds' plane at the first tick.
     clearance: Option<f64>,
     jacobian: Matrix3xX<f64>,
+    qp: ForceQp,
+    /// Height of the foot frames over the seen surface at the first tick (perception).
+    sole: f64,
     /// The last tick's record.
     pub record: TrotRecord,
 }
@@ -276,7 +295,39 @@ impl TrotController {
             yaw: rotation.euler_angles().2,
             start: [q0[0], q0[1]],
             spec,
+            terrain: None,
         })
+    }
+
+    /// The same controller seeing `terrain` when its spec asks for perception (module
+    /// docs); a blind controller ignores it.
+    pub fn with_terrain(mut self, terrain: Option<Arc<HeightField>>) -> Self {
+        self.terrain = terrain.filter(|_| self.spec.perception);
+        self
+    }
+
+    /// The seen surface's height under `p`, `None` for a blind controller or outside the
+    /// map.
+    fn seen_height(&self, p: &Vector3<f64>) -> Option<f64> {
+        self.terrain.as_ref()?.height_at(p.x, p.y)
+    }
+
+    /// The seen surface's unit normal under `p` (central differences over one cell),
+    /// `e_z` for a blind controller or outside the map.
+    fn seen_normal(&self, p: &Vector3<f64>) -> Vector3<f64> {
+        let Some(field) = &self.terrain else {
+            return Vector3::z();
+        };
+        let h = field.spacing();
+        let slope = |dx: f64, dy: f64| {
+            let up = field.height_at(p.x + dx, p.y + dy)?;
+            let down = field.height_at(p.x - dx, p.y - dy)?;
+            Some((up - down) / (2.0 * h))
+        };
+        match (slope(h, 0.0), slope(0.0, h)) {
+            (Some(gx), Some(gy)) => Vector3::new(-gx, -gy, 1.0).normalize(),
+            _ => Vector3::z(),
+        }
     }
 
     /// A fresh state for a run.
@@ -289,6 +340,8 @@ impl TrotController {
             footholds: [Vector3::zeros(); 4],
             clearance: None,
             jacobian: Matrix3xX::zeros(nv),
+            qp: ForceQp::default(),
+            sole: 0.0,
             record: TrotRecord::default(),
         }
     }
@@ -327,8 +380,7 @@ impl TrotController {
         tau: &mut DVector<f64>,
     ) -> Result<(), DynamicsError> {
         if step >= state.next_tick {
-            let ticks = (self.spec.control_period / dt).round().max(1.0) as usize;
-            state.next_tick = step + ticks;
+            state.next_tick = step + self.spec.steps_per_tick(dt);
             self.tick(step as f64 * dt, q, v, model, data, state)?;
         }
         tau.copy_from(&state.torques);
@@ -378,7 +430,12 @@ impl TrotController {
             match self.swing_phase(k, t) {
                 None => {
                     state.was_swinging[k] = false;
-                    stance.push((k, foot, leg_jacobian));
+                    stance.push(StanceFoot {
+                        leg: k,
+                        normal: self.seen_normal(&foot),
+                        foot,
+                        jacobian: leg_jacobian,
+                    });
                 }
                 Some(s) => {
                     if !state.was_swinging[k] {
@@ -392,15 +449,15 @@ impl TrotController {
                         + target_v * (0.5 * swing_time)
                         + (linear - target_v) * self.spec.raibert_gain;
                     let p0 = state.liftoff[k];
-                    let shift = Vector3::new(
-                        landing.x - p0.x,
-                        landing.y - p0.y,
-                        ground.height(&landing) - p0.z,
-                    );
+                    let landing_height = self
+                        .seen_height(&landing)
+                        .map_or(ground.height(&landing), |z| z + state.sole);
+                    let shift =
+                        Vector3::new(landing.x - p0.x, landing.y - p0.y, landing_height - p0.z);
                     let blend = s * s * (3.0 - 2.0 * s);
                     let rate = 6.0 * s * (1.0 - s) / swing_time;
                     let pi = std::f64::consts::PI;
-                    let lift = self.spec.step_height;
+                    let lift = self.spec.step_height + self.obstacle(&p0, &shift, state.sole);
                     let desired = p0 + shift * blend + Vector3::z() * (lift * (pi * s).sin());
                     let desired_velocity =
                         shift * rate + Vector3::z() * (lift * pi * (pi * s).cos() / swing_time);
@@ -426,16 +483,16 @@ impl TrotController {
             &target_v,
         );
         let clock = Instant::now();
-        let forces = self.distribute(&stance, &base, &wrench);
+        let forces = self.distribute(&stance, &base, &wrench, &mut state.qp);
         state.record.qp_time = clock.elapsed().as_secs_f64();
         state.record.qp_solved = forces.is_some();
         let forces = forces.unwrap_or_else(|| {
             let share = self.mass * GRAVITY / stance.len().max(1) as f64;
             vec![Vector3::new(0.0, 0.0, share); stance.len()]
         });
-        for ((k, _, leg_jacobian), f) in stance.iter().zip(forces) {
-            let torque = -(leg_jacobian.transpose() * f);
-            for (c, &i) in self.legs[*k].velocity_indices.iter().enumerate() {
+        for (foot, f) in stance.iter().zip(forces) {
+            let torque = -(foot.jacobian.transpose() * f);
+            for (c, &i) in self.legs[foot.leg].velocity_indices.iter().enumerate() {
                 state.torques[i] = torque[c];
             }
         }
@@ -454,7 +511,29 @@ impl TrotController {
                     .act_point(&leg.foot_offset);
             }
         }
+        if first {
+            let seen: Vec<f64> = state
+                .footholds
+                .iter()
+                .filter_map(|p| self.seen_height(p).map(|z| p.z - z))
+                .collect();
+            state.sole = seen.iter().sum::<f64>() / seen.len().max(1) as f64;
+        }
         GroundPlane::fit(&state.footholds)
+    }
+
+    /// How far the seen ground rises above the straight path of a swing foot from `p0`
+    /// by `shift` (sampled at tenths of the step; the foot frame `sole` above the
+    /// surface), 0 when it does not or the controller is blind: added to the apex.
+    fn obstacle(&self, p0: &Vector3<f64>, shift: &Vector3<f64>, sole: f64) -> f64 {
+        (1..10)
+            .filter_map(|i| {
+                let s = f64::from(i) / 10.0;
+                let blend = s * s * (3.0 - 2.0 * s);
+                let point = p0 + shift * blend;
+                self.seen_height(&point).map(|z| z + sole - point.z)
+            })
+            .fold(0.0, f64::max)
     }
 
     /// `w = [m (a + g e_z); I_w α]` from the base PD (module docs).
@@ -489,95 +568,224 @@ impl TrotController {
     /// The stance forces of the QP (module docs), `None` when clarabel fails.
     fn distribute(
         &self,
-        stance: &[(usize, Vector3<f64>, Matrix3<f64>)],
+        stance: &[StanceFoot],
         base: &Vector3<f64>,
         wrench: &[f64; 6],
+        qp: &mut ForceQp,
     ) -> Option<Vec<Vector3<f64>>> {
-        let n = 3 * stance.len();
-        if n == 0 {
-            return Some(Vec::new());
-        }
-        let mut a = DMatrix::zeros(6, n);
-        for (i, (_, foot, _)) in stance.iter().enumerate() {
-            let r = foot - base;
-            a.fixed_view_mut::<3, 3>(0, 3 * i)
-                .copy_from(&Matrix3::identity());
-            a.fixed_view_mut::<3, 3>(3, 3 * i)
-                .copy_from(&r.cross_matrix());
-        }
-        let weights = DVector::from_row_slice(&[1.0, 1.0, 1.0, 10.0, 10.0, 10.0]);
-        let w = DVector::from_row_slice(wrench);
-        let weighted = DMatrix::from_diagonal(&weights) * &a;
-        let p = (a.transpose() * &weighted + DMatrix::identity(n, n) * 1e-4) * 2.0;
-        let linear_term = -(weighted.transpose() * &w) * 2.0;
-        let (mut rows, mut cols, mut values) = (Vec::new(), Vec::new(), Vec::new());
-        for c in 0..n {
-            for r in 0..=c {
-                if p[(r, c)] != 0.0 {
-                    rows.push(r);
-                    cols.push(c);
-                    values.push(p[(r, c)]);
-                }
-            }
-        }
-        let p = CscMatrix::new_from_triplets(n, n, rows, cols, values);
-        let mu = self.spec.friction;
-        let [lo, hi] = self.spec.normal_force;
-        let (mut rows, mut cols, mut values, mut bound) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        let mut row = 0;
-        for i in 0..stance.len() {
-            let (x, y, z) = (3 * i, 3 * i + 1, 3 * i + 2);
-            // |f_x|, |f_y| ≤ μ f_z; f_min ≤ f_z ≤ f_max.
-            for (tangent, sign) in [(x, 1.0), (x, -1.0), (y, 1.0), (y, -1.0)] {
-                rows.extend([row, row]);
-                cols.extend([tangent, z]);
-                values.extend([sign, -mu]);
-                bound.push(0.0);
-                row += 1;
-            }
-            rows.extend([row, row + 1]);
-            cols.extend([z, z]);
-            values.extend([-1.0, 1.0]);
-            bound.extend([-lo, hi]);
-            row += 2;
-        }
-        let constraints = CscMatrix::new_from_triplets(row, n, rows, cols, values);
-        let settings = DefaultSettings {
-            verbose: false,
-            max_iter: 100,
-            ..DefaultSettings::default()
-        };
-        let cones = [SupportedConeT::NonnegativeConeT(row)];
-        let mut solver = DefaultSolver::new(
-            &p,
-            linear_term.as_slice(),
-            &constraints,
-            &bound,
-            &cones,
-            settings,
-        )
-        .ok()?;
-        solver.solve();
-        let solution = &solver.solution;
-        if !matches!(
-            solution.status,
-            SolverStatus::Solved | SolverStatus::AlmostSolved
-        ) {
-            return None;
-        }
-        Some(
-            (0..stance.len())
-                .map(|i| {
-                    Vector3::new(
-                        solution.x[3 * i],
-                        solution.x[3 * i + 1],
-                        solution.x[3 * i + 2],
-                    )
-                })
-                .collect(),
-        )
+        let arms: Vec<Vector3<f64>> = stance.iter().map(|f| f.foot - base).collect();
+        let normals: Vec<Vector3<f64>> = stance.iter().map(|f| f.normal).collect();
+        let limits = (self.spec.friction, self.spec.normal_force);
+        solve_forces(&arms, &normals, wrench, limits, qp)
     }
+}
+
+/// The QP of the module docs for feet at lever `arms` from the base with surface
+/// `normals`, under `(μ, [f_min, f_max])`; `None` when clarabel does not solve it.
+fn solve_forces(
+    arms: &[Vector3<f64>],
+    normals: &[Vector3<f64>],
+    wrench: &[f64; 6],
+    (mu, bounds): (f64, [f64; 2]),
+    qp: &mut ForceQp,
+) -> Option<Vec<Vector3<f64>>> {
+    if arms.is_empty() {
+        return Some(Vec::new());
+    }
+    let (p, q) = wrench_objective(arms, wrench);
+    let g = pyramid_rows(normals, mu);
+    let solver = qp.solver(arms.len(), bounds, p, q, g)?;
+    solver.solve();
+    let solution = &solver.solution;
+    if !matches!(
+        solution.status,
+        SolverStatus::Solved | SolverStatus::AlmostSolved
+    ) {
+        return None;
+    }
+    Some(
+        solution
+            .x
+            .chunks_exact(3)
+            .map(|f| Vector3::new(f[0], f[1], f[2]))
+            .collect(),
+    )
+}
+
+/// Weights of the wrench error: force rows 1, torque rows 10.
+const FORCE_WEIGHT: f64 = 1.0;
+const TORQUE_WEIGHT: f64 = 10.0;
+/// The QP's regularization `ε` of `‖f‖²`.
+const FORCE_REGULARIZATION: f64 = 1e-4;
+
+/// `min ‖A f − w‖²_W + ε‖f‖²` as clarabel's `½ fᵀ P f + qᵀ f`: `P = 2 (Aᵀ W A + ε I)`,
+/// `q = −2 Aᵀ W w`, with `A = [I …; [r_i]× …]`. `P`'s upper triangle is returned whole,
+/// column by column (zeros kept, so its pattern depends on the number of feet only).
+fn wrench_objective(arms: &[Vector3<f64>], wrench: &[f64; 6]) -> (Vec<f64>, Vec<f64>) {
+    let n = 3 * arms.len();
+    let force = Vector3::new(wrench[0], wrench[1], wrench[2]);
+    let torque = Vector3::new(wrench[3], wrench[4], wrench[5]);
+    // Block (i, j) of Aᵀ W A: W_f I + W_τ [r_i]×ᵀ [r_j]×.
+    let block = |i: usize, j: usize| {
+        let mut b = arms[i].cross_matrix().transpose() * arms[j].cross_matrix() * TORQUE_WEIGHT;
+        for d in 0..3 {
+            b[(d, d)] += FORCE_WEIGHT + if i == j { FORCE_REGULARIZATION } else { 0.0 };
+        }
+        b
+    };
+    let mut p = Vec::with_capacity(n * (n + 1) / 2);
+    for c in 0..n {
+        for r in 0..=c {
+            p.push(2.0 * block(r / 3, c / 3)[(r % 3, c % 3)]);
+        }
+    }
+    let q = arms
+        .iter()
+        .flat_map(|r| {
+            let row = force * FORCE_WEIGHT + r.cross_matrix().transpose() * torque * TORQUE_WEIGHT;
+            [-2.0 * row.x, -2.0 * row.y, -2.0 * row.z]
+        })
+        .collect();
+    (p, q)
+}
+
+/// The stance QP's clarabel solvers, one per number of stance feet: built at the first
+/// tick with that many feet, then updated in place (`P` and `q` change every tick; the
+/// constraints `G f ≤ h` depend only on `μ_c` and the force bounds). Updating gives the
+/// same solution as a fresh solver: clarabel starts every solve from its default point,
+/// and equilibration, presolve and zero dropping are off, so the stored problem is the
+/// one given. A clone starts empty and builds its solvers again.
+#[derive(Default)]
+pub struct ForceQp {
+    solvers: Vec<(usize, DefaultSolver<f64>)>,
+}
+
+impl Clone for ForceQp {
+    fn clone(&self) -> Self {
+        Self::default()
+    }
+}
+
+impl std::fmt::Debug for ForceQp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let feet: Vec<usize> = self.solvers.iter().map(|(n, _)| *n).collect();
+        f.debug_struct("ForceQp")
+            .field("stance_feet", &feet)
+            .finish()
+    }
+}
+
+/// clarabel's settings for a QP of at most 12 variables and 24 constraints, well scaled
+/// (forces in N, lever arms in dm): no equilibration, no presolve (it would forbid the
+/// updates), no iterative refinement of the KKT solves, gap and feasibility tolerances
+/// of 1e-6 (forces to µN), at most 100 iterations.
+fn qp_settings() -> DefaultSettings<f64> {
+    DefaultSettings {
+        verbose: false,
+        max_iter: 100,
+        equilibrate_enable: false,
+        presolve_enable: false,
+        input_sparse_dropzeros: false,
+        iterative_refinement_enable: false,
+        tol_gap_abs: 1e-6,
+        tol_gap_rel: 1e-6,
+        tol_feas: 1e-6,
+        ..DefaultSettings::default()
+    }
+}
+
+impl ForceQp {
+    /// The solver for `feet` stance feet holding objective `(p, q)` (of
+    /// [`wrench_objective`]) and constraint matrix `g` (of [`pyramid_rows`]), `None`
+    /// when clarabel refuses the problem.
+    fn solver(
+        &mut self,
+        feet: usize,
+        [lo, hi]: [f64; 2],
+        p: Vec<f64>,
+        q: Vec<f64>,
+        g: Vec<f64>,
+    ) -> Option<&mut DefaultSolver<f64>> {
+        match self.solvers.iter().position(|(n, _)| *n == feet) {
+            Some(i) => {
+                let solver = &mut self.solvers[i].1;
+                solver.update_P(&p).ok()?;
+                solver.update_q(&q).ok()?;
+                solver.update_A(&g).ok()?;
+            }
+            None => {
+                let solver = new_force_solver(feet, lo, hi, p, &q, g)?;
+                self.solvers.push((feet, solver));
+            }
+        }
+        self.solvers
+            .iter_mut()
+            .find(|(n, _)| *n == feet)
+            .map(|(_, s)| s)
+    }
+}
+
+/// Rows of the constraint matrix `G` per stance foot (normal `n`, tangents `t₁, t₂`):
+/// `±t₁·f − μ n·f ≤ 0`, `±t₂·f − μ n·f ≤ 0` (the friction pyramid on the surface),
+/// `−n·f ≤ −f_min`, `n·f ≤ f_max`.
+const ROWS_PER_FOOT: usize = 6;
+
+/// `G`'s values column by column (column `3i + a` holds rows `6i … 6i + 5`, zeros
+/// kept, so the pattern depends on the number of feet only), for `normals` and `μ`.
+fn pyramid_rows(normals: &[Vector3<f64>], mu: f64) -> Vec<f64> {
+    let mut values = Vec::with_capacity(normals.len() * 3 * ROWS_PER_FOOT);
+    for n in normals {
+        let t1 = (Vector3::x() - n * n.x).normalize();
+        let t2 = n.cross(&t1);
+        let rows = [t1 - n * mu, -t1 - n * mu, t2 - n * mu, -t2 - n * mu, -n, *n];
+        for axis in 0..3 {
+            values.extend(rows.iter().map(|row| row[axis]));
+        }
+    }
+    values
+}
+
+/// A clarabel solver for `feet` stance feet: objective `(p, q)`, constraints `G f ≤ h`
+/// with `G`'s values `g` (of [`pyramid_rows`]) and `h` from the force bounds `lo`, `hi`.
+fn new_force_solver(
+    feet: usize,
+    lo: f64,
+    hi: f64,
+    p: Vec<f64>,
+    q: &[f64],
+    g: Vec<f64>,
+) -> Option<DefaultSolver<f64>> {
+    let n = 3 * feet;
+    let (mut rows, mut cols) = (Vec::new(), Vec::new());
+    for c in 0..n {
+        for r in 0..=c {
+            rows.push(r);
+            cols.push(c);
+        }
+    }
+    let p = CscMatrix::new_from_triplets(n, n, rows, cols, p);
+    let m = ROWS_PER_FOOT * feet;
+    let (mut rows, mut cols) = (Vec::new(), Vec::new());
+    for c in 0..n {
+        let first = ROWS_PER_FOOT * (c / 3);
+        rows.extend(first..first + ROWS_PER_FOOT);
+        cols.extend([c; ROWS_PER_FOOT]);
+    }
+    let constraints = CscMatrix::new_from_triplets(m, n, rows, cols, g);
+    let bound: Vec<f64> = (0..feet)
+        .flat_map(|_| [0.0, 0.0, 0.0, 0.0, -lo, hi])
+        .collect();
+    let cones = [SupportedConeT::NonnegativeConeT(m)];
+    DefaultSolver::new(&p, q, &constraints, &bound, &cones, qp_settings()).ok()
+}
+
+/// A stance foot of a tick: its leg, position, the seen surface normal under it and its
+/// leg Jacobian's 3 × 3 block.
+struct StanceFoot {
+    leg: usize,
+    foot: Vector3<f64>,
+    normal: Vector3<f64>,
+    jacobian: Matrix3<f64>,
 }
 
 /// The plane `z = a + b x + c y` fitted to the footholds by least squares (their mean
@@ -625,4 +833,76 @@ fn base_foot_velocity(jacobian: &Matrix3xX<f64>, v: &DVector<f64>) -> Vector3<f6
 fn damped_inverse(jacobian: &Matrix3<f64>) -> Option<Matrix3<f64>> {
     let normal = jacobian.transpose() * jacobian + Matrix3::identity() * 1e-6;
     normal.try_inverse().map(|m| m * jacobian.transpose())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two diagonal feet under a base, a wrench holding 2.5 kg up and turning it a little.
+    fn trot_problem() -> (Vec<Vector3<f64>>, [f64; 6]) {
+        let arms = vec![
+            Vector3::new(0.19, 0.15, -0.24),
+            Vector3::new(-0.19, -0.15, -0.25),
+        ];
+        (arms, [0.5, 0.1, 24.0, 0.2, -0.3, 0.05])
+    }
+
+    #[test]
+    fn a_reused_force_qp_gives_the_solution_of_a_fresh_one() {
+        let (arms, wrench) = trot_problem();
+        let flat = [Vector3::z(); 2];
+        let tilted = [Vector3::new(-0.4, 0.1, 1.0).normalize(), Vector3::z()];
+        let mut reused = ForceQp::default();
+        let first = solve_forces(&arms, &flat, &wrench, (0.5, [1.0, 40.0]), &mut reused);
+        let other_wrench = [-0.3, 0.4, 20.0, -0.1, 0.2, 0.0];
+        let limits = (0.3, [1.0, 40.0]);
+        let again = solve_forces(&arms, &tilted, &other_wrench, limits, &mut reused);
+        let fresh = solve_forces(
+            &arms,
+            &tilted,
+            &other_wrench,
+            limits,
+            &mut ForceQp::default(),
+        );
+        assert!(first.is_some());
+        assert_eq!(reused.solvers.len(), 1, "one solver for two feet");
+        assert_eq!(again, fresh);
+        assert!(again.is_some());
+    }
+
+    #[test]
+    fn the_force_qp_keeps_each_force_in_the_pyramid_on_its_surface() {
+        let (arms, wrench) = trot_problem();
+        let normals = [
+            Vector3::new(-0.45, 0.0, 1.0).normalize(),
+            Vector3::new(0.1, 0.2, 1.0).normalize(),
+        ];
+        let (mu, [lo, hi]) = (0.3, [1.0, 40.0]);
+        let forces = solve_forces(
+            &arms,
+            &normals,
+            &wrench,
+            (mu, [lo, hi]),
+            &mut ForceQp::default(),
+        )
+        .expect("solved");
+        for (f, n) in forces.iter().zip(&normals) {
+            let t1 = (Vector3::x() - n * n.x).normalize();
+            let t2 = n.cross(&t1);
+            let normal = f.dot(n);
+            println!(
+                "normal force {normal:.4} N, tangents {:.4} {:.4} N",
+                f.dot(&t1),
+                f.dot(&t2)
+            );
+            assert!(normal >= lo - 1e-5 && normal <= hi + 1e-5, "{normal}");
+            assert!(f.dot(&t1).abs() <= mu * normal + 1e-5, "{f} on {n}");
+            assert!(f.dot(&t2).abs() <= mu * normal + 1e-5, "{f} on {n}");
+        }
+        // The weight is carried: the vertical forces add up to the asked 24 N within the
+        // QP's weighting (the torque rows are weighted 10×, the force rows 1×).
+        let vertical: f64 = forces.iter().map(|f| f.z).sum();
+        assert!((vertical - 24.0).abs() < 1.0, "{vertical}");
+    }
 }

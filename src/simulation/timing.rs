@@ -22,7 +22,7 @@ use thiserror::Error;
 use super::recorder::StageTimings;
 use super::runner::{simulator, SimulationError};
 use super::scenario::Scenario;
-use super::scenario::StepMetrics;
+use super::scenario::{Actuation, StepMetrics};
 use super::step::{StepDerivativeError, StepError, StepSummary};
 use crate::solvers::SolverSpec;
 
@@ -85,6 +85,9 @@ pub struct StageMicros {
     pub integration: f64,
     /// The whole step minus the stages above (recording, clocks).
     pub other: f64,
+    /// Within `dynamics`: the walking controller's force QP, its time per tick spread
+    /// over the steps the tick's torques are held (recorded steps of a trot only).
+    pub controller_qp: Option<f64>,
 }
 
 /// The timing of one scenario with one solver.
@@ -131,6 +134,13 @@ pub fn bench_steps(
     let mut stages: Vec<StageTimings> = Vec::with_capacity(repeats);
     let (mut contacts, mut iterations, mut not_converged) = (0usize, 0usize, 0usize);
     let mut collision_not_converged = 0;
+    let steps_per_tick = match &scenario.actuation {
+        Actuation::Trot(trot) if settings.record && !settings.derivatives => {
+            Some(trot.steps_per_tick(scenario.simulation.dt) as f64)
+        }
+        _ => None,
+    };
+    let mut qp_totals = Vec::with_capacity(repeats);
     for _ in 0..repeats {
         let mut sim = simulator(scenario, spec)?;
         sim.set_metrics(metrics);
@@ -139,6 +149,7 @@ pub fn bench_steps(
         }
         let mut sum = StageTimings::default();
         let mut derivative_time = 0.0;
+        let mut qp_time = 0.0;
         let clock = Instant::now();
         for _ in 0..steps {
             let step = if settings.derivatives {
@@ -150,6 +161,7 @@ pub fn bench_steps(
                 summary
             } else if settings.record {
                 let record = sim.step()?;
+                qp_time += record.task.map_or(0.0, |t| t.qp_time);
                 StepSummary {
                     contacts: record.contacts.len(),
                     iterations: record.iterations,
@@ -169,6 +181,7 @@ pub fn bench_steps(
         totals.push(clock.elapsed().as_secs_f64() - derivative_time);
         derivative_totals.push(derivative_time);
         stages.push(sum);
+        qp_totals.push(qp_time);
     }
     let per_step = |seconds: f64| seconds * 1e6 / steps as f64;
     let stage = |f: fn(&StageTimings) -> f64| per_step(median(stages.iter().map(f).collect()));
@@ -180,6 +193,7 @@ pub fn bench_steps(
         solve: stage(|s| s.solve),
         integration: stage(|s| s.integration),
         other: 0.0,
+        controller_qp: steps_per_tick.map(|ticks| per_step(median(qp_totals) / ticks)),
     };
     stages_us.other = step_us
         - (stages_us.dynamics

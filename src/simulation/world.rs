@@ -230,7 +230,8 @@ impl World {
         let trot = match &scenario.actuation {
             Actuation::Trot(spec) => Some(
                 TrotController::new(&model, (**spec).clone(), &q0)
-                    .map_err(|e| scenario.invalid("actuation.trot", e))?,
+                    .map_err(|e| scenario.invalid("actuation.trot", e))?
+                    .with_terrain(terrain_field(&objects)),
             ),
             _ => None,
         };
@@ -777,6 +778,14 @@ fn initial_state(
     Ok(Start { q, v, reference })
 }
 
+/// The terrain's height field, when the ground is one.
+fn terrain_field(objects: &[WorldObject]) -> Option<Arc<HeightField>> {
+    objects.iter().find_map(|o| match &o.shape.core {
+        Core::HeightField(field) if o.role == Role::Ground => Some(field.clone()),
+        _ => None,
+    })
+}
+
 /// Height (m) of the lowest point of the robot's contact spheres and ground points at `q`
 /// over the ground under each (the terrain's surface at the point's centre, `z = 0` without
 /// terrain or outside its footprint).
@@ -787,10 +796,7 @@ fn lowest_sphere_height(
 ) -> Result<Option<f64>, DynamicsError> {
     let mut data = Data::new(model);
     dynamics::forward_kinematics(model, &mut data, q)?;
-    let terrain = objects.iter().find_map(|o| match &o.shape.core {
-        Core::HeightField(field) if o.role == Role::Ground => Some(field.clone()),
-        _ => None,
-    });
+    let terrain = terrain_field(objects);
     Ok(objects
         .iter()
         .filter(|o| matches!(o.role, Role::RobotSphere | Role::RobotGroundPoint))

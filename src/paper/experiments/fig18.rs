@@ -1,7 +1,7 @@
 //! Fig. 18: Solo-12 trotting on bumpy, slippery ground (μ = 0.3) under the controller of
-//! Fig. 17, every contact model; at the paper's roughness (0.1 m) the controller falls,
-//! so the figure runs at the largest roughness it walks and the falls at 0.1 m are
-//! recorded. A variant walks on ContactBench's own height-field formula, scaled.
+//! Fig. 17 seeing the terrain's height map, every contact model, at the paper's roughness
+//! (0.1 m); the same controller blind falls there, and its falls are recorded. A variant
+//! walks on ContactBench's own height-field formula, scaled.
 
 use super::fig17::{
     duration, fall_time, mean_iterations, model_table, of, panels, path_gap, peak_criterion,
@@ -9,8 +9,10 @@ use super::fig17::{
 };
 use super::sliding::paper_name;
 use crate::collision::heightfield::{contactbench_height, HeightField};
-use crate::paper::claims::{num, Claim};
+use crate::paper::claims::{num, Claim, Why};
+use crate::paper::names::CRITERION;
 use crate::paper::page::Page;
+use crate::paper::runs::{metric_series, solved_steps, unconverged};
 use crate::paper::{Context, Experiment, PaperError};
 use crate::report::tables::markdown_table;
 use crate::simulation::recorder::RunRecord;
@@ -21,10 +23,8 @@ use crate::solvers::SolverId;
 /// Fig. 18.
 pub struct Fig18;
 
-/// The paper's roughness (m), at which the controller falls.
-const PAPER_ROUGHNESS: f64 = 0.1;
-/// How long the walk at the paper's roughness runs (s): past its falls, at both sizes.
-const PAPER_ROUGHNESS_DURATION: f64 = 4.0;
+/// How long the blind walk runs (s): past its falls, at both sizes.
+const BLIND_DURATION: f64 = 4.0;
 /// ContactBench's formula is scaled by this factor (unscaled, its bumps of ±0.35 m every
 /// 0.21 m are taller than Solo-12's legs).
 const FORMULA_SCALE: f64 = 0.1;
@@ -119,6 +119,139 @@ fn formula_scenario(ctx: &Context, duration: f64) -> Result<Scenario, PaperError
 /// The scaled formula's heights, written beside the page.
 const TERRAIN_FILE: &str = "contactbench_terrain.csv";
 
+/// A contact slides when its tangential speed exceeds this (m/s) while it pushes.
+const SLIDING_SPEED: f64 = 1e-3;
+
+/// The sliding of a walk: the share of its contacts (a contact at a step) that slide
+/// and the distance they slide, summed over the run (m; speed × Δt).
+fn sliding(record: &RunRecord) -> (f64, f64) {
+    let steps = solved_steps(record);
+    let dt = steps
+        .windows(2)
+        .next()
+        .map_or(0.0, |w| w[1].time - w[0].time);
+    let (mut contacts, mut slides, mut distance) = (0usize, 0usize, 0.0);
+    for contact in steps.iter().flat_map(|s| &s.contacts) {
+        contacts += 1;
+        let speed = contact.velocity[0].hypot(contact.velocity[1]);
+        if speed > SLIDING_SPEED && contact.lambda[2] > 0.0 {
+            slides += 1;
+            distance += speed * dt;
+        }
+    }
+    (slides as f64 / contacts.max(1) as f64, distance)
+}
+
+/// Why the paths stay together, from the runs: how much NCP/PGS's feet slide (the
+/// models differ only on sliding contacts), the largest path gap and the two NCP
+/// solvers' own gap.
+fn deviation_reason(walks: &[(SolverId, RunRecord)]) -> String {
+    let Some(reference) = of(walks, SolverId::NcpPgs) else {
+        return "no NCP/PGS run".into();
+    };
+    let (share, distance) = sliding(reference);
+    let gap = DEVIATING
+        .into_iter()
+        .filter_map(|id| of(walks, id).map(|r| path_gap(r, reference)))
+        .fold(0.0, f64::max);
+    let noise = of(walks, SolverId::NcpAdmm).map_or(f64::NAN, |r| path_gap(r, reference));
+    let compared = if gap < distance {
+        "below that slid distance"
+    } else {
+        "above that slid distance"
+    };
+    format!(
+        "the contact models differ only on sliding contacts; NCP/PGS's feet slide at {} % of its contacts (tangential speed > {} m/s while pushing), {} m summed over the run; the largest path gap of RaiSim and CCP ({} m) is {compared}, and the two NCP solvers' paths are {} m apart",
+        num(100.0 * share),
+        num(SLIDING_SPEED),
+        num(distance),
+        num(gap),
+        num(noise)
+    )
+}
+
+/// Why NCP/PGS's largest criterion is as large as the others', from its run: the step
+/// where it peaks, its iterations and whether the solver converged there.
+fn criterion_reason(walks: &[(SolverId, RunRecord)]) -> String {
+    let Some(reference) = of(walks, SolverId::NcpPgs) else {
+        return "no NCP/PGS run".into();
+    };
+    let series = metric_series(reference, CRITERION);
+    let peak = series
+        .iter()
+        .enumerate()
+        .filter(|(_, (_, v))| !v.is_nan())
+        .max_by(|a, b| a.1 .1.total_cmp(&b.1 .1));
+    let Some((i, (time, value))) = peak else {
+        return "NCP/PGS has no step with contacts".into();
+    };
+    let step = &solved_steps(reference)[i];
+    let unconverged = unconverged(reference);
+    let outcome = if step.converged {
+        "converged"
+    } else {
+        "stopped unconverged (the reference solver's residual, not the NCP model's)"
+    };
+    format!(
+        "NCP/PGS's largest criterion ({}) is at t = {} s, where it {outcome} after {} iterations ({unconverged} unconverged steps in its run)",
+        num(*value),
+        num(*time),
+        step.iterations,
+    )
+}
+
+/// Mean iterations at the steps whose contact pairs differ from the previous step's
+/// (a foot lands or lifts) and at the others, and the share of the former.
+fn iterations_by_contact_change(record: &RunRecord) -> (f64, f64, f64) {
+    let steps = solved_steps(record);
+    let (mut changed, mut kept) = (Vec::new(), Vec::new());
+    for pair in steps.windows(2) {
+        let [before, now] = pair else { continue };
+        if now.contacts.is_empty() {
+            continue;
+        }
+        let same = before.contacts.len() == now.contacts.len()
+            && before
+                .contacts
+                .iter()
+                .zip(&now.contacts)
+                .all(|(a, b)| a.pair == b.pair);
+        let bucket = if same { &mut kept } else { &mut changed };
+        bucket.push(now.iterations as f64);
+    }
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+    let share = changed.len() as f64 / (changed.len() + kept.len()).max(1) as f64;
+    (mean(&changed), mean(&kept), share)
+}
+
+/// Where the iterations change, from the runs: for each model whose mean iterations
+/// do not grow from flat to bumpy, its iterations at the steps where the contact set
+/// changes (a foot lands or lifts) and elsewhere, and the share of changing steps.
+fn iteration_reason(bumpy: &[(SolverId, RunRecord)], flat: &[(SolverId, RunRecord)]) -> String {
+    let parts: Vec<String> = SOLVERS
+        .into_iter()
+        .filter(|&id| iteration_growth(bumpy, flat, id) < 1.0)
+        .filter_map(|id| {
+            let (bc, bk, bs) = iterations_by_contact_change(of(bumpy, id)?);
+            let (fc, fk, fs) = iterations_by_contact_change(of(flat, id)?);
+            Some(format!(
+                "{}: {} bumpy vs {} flat where the contact set changes, {} vs {} elsewhere, at {} % vs {} % of the steps",
+                paper_name(id),
+                num(bc),
+                num(fc),
+                num(bk),
+                num(fk),
+                num(100.0 * bs),
+                num(100.0 * fs)
+            ))
+        })
+        .collect();
+    format!(
+        "with warm starts the iterations split between the steps where a foot lands or lifts and the others; for the models whose iterations do not grow: {}",
+        parts.join("; ")
+    )
+}
+
 /// RaiSim's and CCP's paths leave NCP/PGS's by at least [`DEVIATION_FLOOR`] and ten
 /// times NCP/ADMM's gap (two NCP solvers' disagreement: the solvers' own noise).
 fn deviation_claim(walks: &[(SolverId, RunRecord)], terrain: &str) -> Claim {
@@ -208,12 +341,12 @@ impl Experiment for Fig18 {
         let target = scenario_target(&scenario);
         let bumpy = walk(&scenario)?;
         let flat = walk(&TROT_FLAT.load(&[at])?)?;
-        let paper = if ctx.quick {
+        let blind = if ctx.quick {
             Vec::new()
         } else {
             walk(&TROT_BUMPY.load(&[
-                format!("simulation.duration={PAPER_ROUGHNESS_DURATION}"),
-                format!("world.terrain.heightfield.roughness.amplitude={PAPER_ROUGHNESS}"),
+                format!("simulation.duration={BLIND_DURATION}"),
+                "actuation.trot.perception=false".into(),
             ])?)?
         };
         let formula = walk(&formula_scenario(ctx, duration)?)?;
@@ -227,7 +360,7 @@ impl Experiment for Fig18 {
         };
         page.setup = vec![
             format!("Scenario `{}`: Solo-12 on a seeded random roughness (value noise, |z| ≤ {} m, bumps about 0.4 m wide, seed 1), μ = 0.3 (the controller assumes 0.25), target {} m/s along x, {duration} s at Δt = 1 ms; the controller of Fig. 17, identical for every model.", TROT_BUMPY.file, num(amplitude), num(target)),
-            format!("The paper's roughness is {PAPER_ROUGHNESS} m. There this controller falls (table below; a fall: the base's height over the plane of its last footholds leaves ±0.1 m, or its roll or pitch exceeds 0.6 rad), so the figure and the claims run at {} m, the largest of 0.05, 0.07, 0.1 m at which every model walks {} s (at 0.07 m RaiSim falls). The controller is blind: it feels the ground only through the footholds of its feet.", num(amplitude), num(PAPER_ROUGHNESS_DURATION)),
+            format!("The controller sees the terrain's height map (`perception`: footholds on the surface, the swing apex raised over the highest ground along the step, each stance foot's friction pyramid on the surface normal under it), as a quadruped with a height map does. Blind (it feels the ground only through its footholds) it falls on this ground with every model (table below, {} s; a fall: the base's height over the plane of its last footholds leaves ±0.1 m, or its roll or pitch exceeds 0.6 rad).", num(BLIND_DURATION)),
             format!("Variant: ContactBench's bumpy ground `create_solo(height_field=True)`, z = sin(30x)/5 + cos(30y²)/20 + sin(50xy)/10 at 2 cm cells, μ = 0.9, scaled by {FORMULA_SCALE} (unscaled, bumps of ±0.35 m every 0.21 m: taller than Solo-12's legs; at 0.2 the controller falls), on x ∈ [−0.6, 2.0] m, y ∈ [−0.6, 0.6] m (`{TERRAIN_FILE}`)."),
             "Measures as in Fig. 17; the iterations on bumpy ground are compared with a flat walk of the same length.".into(),
         ];
@@ -251,10 +384,13 @@ impl Experiment for Fig18 {
             sets.insert(
                 1,
                 (
-                    format!("The paper's roughness {PAPER_ROUGHNESS} m, μ = 0.3"),
-                    &paper,
-                    "fig18_paper_roughness.csv",
-                    PAPER_ROUGHNESS_DURATION,
+                    format!(
+                        "The blind controller, roughness {} m, μ = 0.3",
+                        num(amplitude)
+                    ),
+                    &blind,
+                    "fig18_blind.csv",
+                    BLIND_DURATION,
                 ),
             );
         }
@@ -267,7 +403,8 @@ impl Experiment for Fig18 {
         page.data.push(TERRAIN_FILE.into());
 
         let here = format!("roughness {} m", num(amplitude));
-        page.claims.push(deviation_claim(&bumpy, &here));
+        page.claims
+            .push(deviation_claim(&bumpy, &here).why(Why::Protocol, deviation_reason(&bumpy)));
         page.claims.push(criterion_claim(&bumpy, &here));
         page.claims.push(
             Claim::all(
@@ -283,7 +420,8 @@ impl Experiment for Fig18 {
                         )
                     })
                     .collect(),
-            ),
+            )
+            .why(Why::Finding, iteration_reason(&bumpy, &flat)),
         );
         let raisim_growth = iteration_growth(&bumpy, &flat, SolverId::Raisim);
         let mut parts: Vec<Claim> = SOLVERS
@@ -315,13 +453,18 @@ impl Experiment for Fig18 {
                 &format!("\"... particularly for RaiSim\" (RaiSim's iterations grow most from flat to bumpy, and it takes at least as many iterations per step as NCP/PGS, a sweep over the contacts each; {here})"),
                 parts,
             )
-            .threshold("\"particularly\" (no number): tested as the largest growth of the mean iterations, and at least NCP/PGS's iterations"),
+            .threshold("\"particularly\" (no number): tested as the largest growth of the mean iterations, and at least NCP/PGS's iterations")
+            .why(Why::Finding, iteration_reason(&bumpy, &flat)),
         );
         let variant = format!("ContactBench's height field ×{FORMULA_SCALE}, μ = 0.9");
-        page.claims.push(deviation_claim(&formula, &variant));
-        page.claims.push(criterion_claim(&formula, &variant));
+        page.claims.push(
+            deviation_claim(&formula, &variant).why(Why::Protocol, deviation_reason(&formula)),
+        );
+        page.claims.push(
+            criterion_claim(&formula, &variant).why(Why::Finding, criterion_reason(&formula)),
+        );
 
-        let falls: Vec<String> = paper
+        let falls: Vec<String> = blind
             .iter()
             .map(|(id, r)| {
                 let t = fall_time(r);
@@ -333,12 +476,14 @@ impl Experiment for Fig18 {
             })
             .collect();
         if ctx.quick {
-            page.notes.push(format!("The walks at the paper's roughness ({PAPER_ROUGHNESS} m) run at the full size only."));
+            page.notes
+                .push("The blind controller's walks run at the full size only.".into());
         } else {
             page.notes.push(format!(
-            "At the paper's roughness ({PAPER_ROUGHNESS} m, μ = 0.3, target {} m/s, {} s): {}. A run that goes on after its fall may diverge (its outcome in the table).",
+            "The blind controller ({} m, μ = 0.3, target {} m/s, {} s): {}. A run that goes on after its fall may diverge (its outcome in the table).",
+            num(amplitude),
             num(target),
-            num(PAPER_ROUGHNESS_DURATION),
+            num(BLIND_DURATION),
             falls.join("; ")
         ));
         }
