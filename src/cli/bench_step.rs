@@ -1,6 +1,9 @@
 //! `contactbench bench-step`: µs per whole simulation step of a scenario and the per-stage
 //! split (median over repeated blocks of steps after settling), with the machine noted, as
 //! text or JSON (for `tools/mujoco_step.py`, which times MuJoCo on the same robot).
+//! With `--sweep path=value` (repeatable), one measurement per value, e.g. the size of a
+//! generated pile, and µs per step against contacts with the growth exponent fitted by
+//! least squares on their logarithms.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -38,6 +41,12 @@ pub struct Args {
     /// `--set external_forces=[]`.
     #[arg(long = "set")]
     pub overrides: Vec<String>,
+    /// Measure once per scene, each this change applied after the `--set` ones
+    /// (repeatable, at least two for a growth exponent), e.g.
+    /// `--sweep 'world.generate.columns={nx: 4, ny: 4, height: 4}'`: prints µs per step
+    /// against contacts and the fitted exponent `p` of `µs ∝ contacts^p`.
+    #[arg(long = "sweep")]
+    pub sweeps: Vec<String>,
     /// Contact metrics of each recorded step: `all`, `no-internal-forces` (no SVD of J)
     /// or `none`.
     #[arg(long, value_enum, default_value_t = Metrics::All)]
@@ -136,6 +145,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("--solver {}", args.solver))?;
     check_counts(&args)?;
     warn_if_debug_build("bench-step");
+    if !args.sweeps.is_empty() {
+        return run_sweep(&args, &spec);
+    }
     let settings = StepBenchSettings {
         settle: args.settle,
         steps: args.steps,
@@ -158,6 +170,122 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         print_table(&output);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// One scene of a `--sweep`.
+#[derive(Debug, Serialize)]
+struct SweepPoint {
+    set: String,
+    contacts: f64,
+    step_us: f64,
+    step_us_range: [f64; 2],
+}
+
+/// The `--sweep` output.
+#[derive(Debug, Serialize)]
+struct SweepOutput<'a> {
+    scenario: &'a str,
+    solver: &'a str,
+    metrics: Metrics,
+    recorded: bool,
+    machine: Machine,
+    points: Vec<SweepPoint>,
+    /// `p` of `µs ∝ contacts^p`, when at least two scenes have distinct contact counts.
+    growth_exponent: Option<f64>,
+}
+
+/// `bench-step --sweep`: one measurement per scene, then the growth exponent.
+fn run_sweep(args: &Args, spec: &SolverSpec) -> anyhow::Result<ExitCode> {
+    let settings = StepBenchSettings {
+        settle: args.settle,
+        steps: args.steps,
+        repeats: args.repeats,
+        record: !args.no_record && !args.derivatives,
+        derivatives: args.derivatives,
+    };
+    let mut points = Vec::with_capacity(args.sweeps.len());
+    let mut name = String::new();
+    for set in &args.sweeps {
+        let mut overrides = args.overrides.clone();
+        overrides.push(set.clone());
+        let scenario = load_scenarios(std::slice::from_ref(&args.scenario), &overrides)
+            .with_context(|| format!("--sweep {set}"))?
+            .remove(0);
+        let report = bench_steps(&scenario, spec, args.metrics.into(), &settings)
+            .with_context(|| format!("--sweep {set}"))?;
+        name = scenario.name;
+        points.push(SweepPoint {
+            set: set.clone(),
+            contacts: report.contacts,
+            step_us: report.step_us,
+            step_us_range: report.step_us_range,
+        });
+    }
+    let pairs: Vec<(f64, f64)> = points.iter().map(|p| (p.contacts, p.step_us)).collect();
+    let output = SweepOutput {
+        scenario: &name,
+        solver: &args.solver,
+        metrics: args.metrics,
+        recorded: settings.record,
+        machine: machine(),
+        growth_exponent: growth_exponent(&pairs),
+        points,
+    };
+    if args.json {
+        outln!("{}", serde_json::to_string(&output)?);
+    } else {
+        print_sweep(&output);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_sweep(out: &SweepOutput<'_>) {
+    let what = if out.recorded {
+        format!("recorded steps, metrics {:?}", out.metrics)
+    } else {
+        "steps without record".to_string()
+    };
+    outln!("{} with {}, {what}", out.scenario, out.solver);
+    outln!(
+        "machine: {} ({} cores, load average {})",
+        out.machine.cpu,
+        out.machine.cores,
+        out.machine.load_average
+    );
+    outln!("| scene | contacts per step | µs per step (median) | blocks |");
+    outln!("|---|---|---|---|");
+    for p in &out.points {
+        outln!(
+            "| `{}` | {:.1} | {:.3} | {:.3} to {:.3} |",
+            p.set,
+            p.contacts,
+            p.step_us,
+            p.step_us_range[0],
+            p.step_us_range[1]
+        );
+    }
+    match out.growth_exponent {
+        Some(p) => {
+            outln!("growth: µs per step ∝ contacts^{p:.2} (least squares on the logarithms)")
+        }
+        None => outln!("growth: no exponent (fewer than two scenes with distinct contact counts)"),
+    }
+}
+
+/// The slope `p` of the least-squares line through `(ln contacts, ln µs)`: `µs ∝
+/// contacts^p`. `None` with fewer than two distinct positive contact counts.
+pub(crate) fn growth_exponent(points: &[(f64, f64)]) -> Option<f64> {
+    let logs: Vec<(f64, f64)> = points
+        .iter()
+        .filter(|(c, t)| *c > 0.0 && *t > 0.0)
+        .map(|(c, t)| (c.ln(), t.ln()))
+        .collect();
+    let n = logs.len() as f64;
+    let mean_x = logs.iter().map(|p| p.0).sum::<f64>() / n;
+    let mean_y = logs.iter().map(|p| p.1).sum::<f64>() / n;
+    let sxx: f64 = logs.iter().map(|p| (p.0 - mean_x).powi(2)).sum();
+    let sxy: f64 = logs.iter().map(|p| (p.0 - mean_x) * (p.1 - mean_y)).sum();
+    (logs.len() >= 2 && sxx > 0.0).then(|| sxy / sxx)
 }
 
 /// Most timed blocks: the report keeps each block's stage timings.
@@ -243,5 +371,26 @@ fn print_table(out: &Output<'_>) {
     );
     if let Some(d) = r.derivatives_us {
         outln!("| derivatives A, B (after each step) | {d:.3} |");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::growth_exponent;
+
+    #[test]
+    fn the_growth_exponent_is_the_slope_of_the_logarithms() {
+        // µs = 3 contacts^1.5 exactly.
+        let exact: Vec<(f64, f64)> = [32.0, 108.0, 256.0, 864.0]
+            .iter()
+            .map(|&c: &f64| (c, 3.0 * c.powf(1.5)))
+            .collect();
+        let p = growth_exponent(&exact).unwrap_or(f64::NAN);
+        assert!((p - 1.5).abs() < 1e-12, "{p}");
+        assert_eq!(growth_exponent(&exact[..1]), None);
+        assert_eq!(growth_exponent(&[(10.0, 1.0), (10.0, 2.0)]), None);
+        // ln 2 / ln 4 = 0.5 between (1, 1) and (4, 2).
+        let p = growth_exponent(&[(1.0, 1.0), (4.0, 2.0)]).unwrap_or(f64::NAN);
+        assert!((p - 0.5).abs() < 1e-12, "{p}");
     }
 }

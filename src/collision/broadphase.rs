@@ -3,6 +3,7 @@
 //! no box: they are paired with every object whose box reaches below their plane.
 
 use std::collections::HashSet;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use nalgebra::{Isometry3, Vector3};
 
@@ -54,15 +55,56 @@ pub fn world_aabb(shape: &Shape, pose: &Isometry3<f64>) -> Option<Aabb> {
     Some(Aabb { min, max })
 }
 
+/// A hasher for pairs of object indices: each `usize` word is mixed into the state by a
+/// rotate, xor and multiply by an odd constant (the scheme of rustc's FxHasher). Pair
+/// sets are built and probed `O(objects²)` times for a pile; std's default SipHash, which
+/// resists adversarial keys a scene's own indices never are, cost a third of the time of
+/// a 216-cube step.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PairHasher(u64);
+
+/// Odd multiplier with well-spread bits (rustc's FxHasher constant for 64 bits).
+const PAIR_HASH_MULTIPLIER: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+
+impl PairHasher {
+    fn mix(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(PAIR_HASH_MULTIPLIER);
+    }
+}
+
+impl Hasher for PairHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.mix(u64::from_le_bytes(word));
+        }
+    }
+
+    fn write_usize(&mut self, i: usize) {
+        self.mix(i as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// Builds [`PairHasher`]s (no random state: the scene's indices are not adversarial).
+pub type BuildPairHasher = BuildHasherDefault<PairHasher>;
+
+/// A set of pairs of object indices with the [`PairHasher`].
+pub type PairSet = HashSet<(usize, usize), BuildPairHasher>;
+
 /// Which pairs of objects (by index in the scene) may collide.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PairFilter {
     /// Skip pairs whose objects have the same owner (e.g. the same body). Default false.
     pub skip_same_owner: bool,
     /// When set, only these pairs are tested (unordered).
-    pub allowed: Option<HashSet<(usize, usize)>>,
+    pub allowed: Option<PairSet>,
     /// These pairs are never tested (unordered).
-    pub excluded: HashSet<(usize, usize)>,
+    pub excluded: PairSet,
 }
 
 fn ordered(i: usize, j: usize) -> (usize, usize) {
@@ -90,7 +132,9 @@ impl PairFilter {
             return false;
         }
         let key = ordered(i, j);
-        if self.excluded.contains(&key) || self.excluded.contains(&(key.1, key.0)) {
+        let excluded = !self.excluded.is_empty()
+            && (self.excluded.contains(&key) || self.excluded.contains(&(key.1, key.0)));
+        if excluded {
             return false;
         }
         match &self.allowed {

@@ -25,7 +25,7 @@ use std::collections::HashMap;
 use nalgebra::{Isometry3, Vector3};
 use serde::{Deserialize, Serialize};
 
-use super::broadphase::{world_aabb, Aabb, PairFilter};
+use super::broadphase::{world_aabb, Aabb, BuildPairHasher, PairFilter};
 use super::contact::{contact_unfiltered, ContactSettings};
 use super::error::CollisionError;
 use super::scene::PairContact;
@@ -78,7 +78,7 @@ const SWEEP_ABOVE: usize = 64;
 #[derive(Debug, Clone, Default)]
 struct Sweep {
     /// The index in `pairs` of each allowed pair of bounded objects.
-    bounded: HashMap<(usize, usize), usize>,
+    bounded: HashMap<(usize, usize), usize, BuildPairHasher>,
     /// The pairs with a halfspace (always candidates).
     unbounded: Vec<usize>,
     /// The bounded objects, sorted along the sweep axis at each call.

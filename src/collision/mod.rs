@@ -46,7 +46,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
 
-pub use broadphase::{Aabb, PairFilter};
+pub use broadphase::{Aabb, BuildPairHasher, PairFilter, PairHasher, PairSet};
 pub use contact::{contact, contact_frame, signed_distance, Contact, ContactSettings};
 pub use detector::{ContactDetector, DetectionOutcomes};
 pub use epa::{EpaResult, EpaSettings};

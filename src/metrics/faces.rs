@@ -36,9 +36,11 @@ const RANK_TOLERANCE: f64 = 1e-12;
 /// Most active sets tried; a larger problem goes to clarabel.
 const MAX_ACTIVE_SETS: usize = 4096;
 /// A contact is on its face when `|⟨λ̃_i, ĉ_i⟩| ≤ ON_FACE ‖ĉ_i‖` and `λ̃_i` violates its
-/// cone by at most `ON_FACE`: the SOCP's sliver around the ray is then at most about
-/// `√ON_FACE` wide (units of `‖λ‖∞`), the restriction's error.
-const ON_FACE: f64 = 1e-8;
+/// cone by at most `ON_FACE`. A solver's answer at `eps_rel = 1e-6` lies that close to
+/// its faces (ncp-admm's on the sliding cube: 2e-9 to 1e-6); the SOCP's sliver around the
+/// ray is then at most about `√(2 ON_FACE)` wide (units of `‖λ‖∞`), the restriction's
+/// worst error (measured: tests/metrics/internal_forces.rs).
+const ON_FACE: f64 = 1e-5;
 
 /// One contact's ray: the direction `d_i` and the interval `[l_i, u_i]` of `t_i`.
 struct Ray {
@@ -115,14 +117,36 @@ fn ray_of(constraint: &ContactConstraint) -> Option<Ray> {
         let (a, b) = ((-bound - at_lambda) / rate, (bound - at_lambda) / rate);
         (a.min(b), a.max(b))
     };
-    // λ_i + t d_i stays on the cone's side: its coordinate along the ray stays ≥ 0.
-    lower = lower.max(-constraint.lambda.dot(&direction));
+    lower = lower.max(cone_lower_bound(constraint, &direction));
     upper = upper.max(lower);
     Some(Ray {
         direction,
         lower,
         upper,
     })
+}
+
+/// The least `t` with `λ_i + t d_i` in the relaxed cone `‖λ'_T‖ ≤ μ λ'_N + δ`. With `d_i`
+/// on the cone's boundary (`‖d_T‖ = μ d_N = a`) and `b = μ λ_N + δ`, squaring leaves a
+/// linear condition, `‖λ_T‖² + 2t ⟨λ_T, d_T⟩ ≤ b² + 2t a b`, with `b + t a ≥ 0`: for a
+/// force off its ray (a solver's answer within its tolerance of the face) the line meets
+/// the cone's boundary before the apex.
+fn cone_lower_bound(constraint: &ContactConstraint, direction: &Vector3<f64>) -> f64 {
+    let lambda = &constraint.lambda;
+    let a = direction.xy().norm();
+    let b = constraint.mu * lambda.z + constraint.cone_relaxation();
+    if a == 0.0 {
+        // The normal ray of a frictionless contact: λ'_N + δ ≥ 0 only.
+        return -b;
+    }
+    let apex = -b / a;
+    let kappa = a * b - lambda.xy().dot(&direction.xy());
+    let room = b * b - lambda.xy().norm_squared();
+    if kappa > 0.0 {
+        apex.max(-room / (2.0 * kappa))
+    } else {
+        apex
+    }
 }
 
 /// Two unit vectors completing `d` (unit) to an orthonormal basis.

@@ -47,7 +47,7 @@ use nalgebra::{DMatrix, DVector, Vector3};
 use serde::{Deserialize, Serialize};
 
 use crate::problem::conic::{ConicLimits, ConicProgram};
-use crate::problem::{cones, contact_vector, ContactModel, ContactProblem};
+use crate::problem::{cones, contact_vector, ContactJacobian, ContactModel, ContactProblem};
 
 use super::faces::{least_internal_force_on_rays, ContactConstraint};
 use super::null_space::{null_space_of_transpose, with_workspace, NullSpaceWorkspace};
@@ -80,15 +80,15 @@ pub struct InternalForces {
 /// velocity (design.md §5, paper Fig. 11). `None` when the problem carries no `J`; NaN
 /// when `λ` is not finite.
 pub fn internal_forces(problem: &ContactProblem, lambda: &DVector<f64>) -> Option<f64> {
-    let jacobian = problem.jacobian()?;
+    let jacobian = problem.contact_jacobian()?;
     if !lambda.iter().all(|x| x.is_finite()) {
         return Some(f64::NAN);
     }
     if jacobian.nrows() == 0 {
         return Some(0.0);
     }
-    let components = coupled_components(jacobian);
-    if components.len() <= 1 {
+    let components = jacobian.coupled_components();
+    if let (ContactJacobian::Dense(jacobian), 1) = (jacobian, components.len()) {
         return Some(with_workspace(|workspace, q| {
             workspace.factor(jacobian);
             workspace.project(lambda.as_slice(), q);
@@ -99,7 +99,7 @@ pub fn internal_forces(problem: &ContactProblem, lambda: &DVector<f64>) -> Optio
     let squares: f64 = components
         .iter()
         .map(|contacts| {
-            let part = component_jacobian(jacobian, contacts);
+            let part = jacobian.component(contacts);
             let lambda = gather(lambda, contacts);
             with_workspace(|workspace, q| {
                 workspace.factor(&part);
@@ -109,65 +109,6 @@ pub fn internal_forces(problem: &ContactProblem, lambda: &DVector<f64>) -> Optio
         })
         .sum();
     Some(squares.sqrt())
-}
-
-/// The contacts coupled through `J`, as connected components: two contacts are coupled
-/// when their rows are nonzero on a common column (a body they both touch, or a joint of
-/// a chain both hang from). `null(Jᵀ)` is the direct sum of the components' own null
-/// spaces and the split's SOCP separates into one per component (module doc). Each
-/// component's contacts are increasing; the components are in order of their first
-/// contact.
-fn coupled_components(jacobian: &DMatrix<f64>) -> Vec<Vec<usize>> {
-    let n = jacobian.nrows() / 3;
-    let mut parent: Vec<usize> = (0..n).collect();
-    let find = |parent: &mut Vec<usize>, mut i: usize| {
-        while parent[i] != i {
-            parent[i] = parent[parent[i]];
-            i = parent[i];
-        }
-        i
-    };
-    for column in jacobian.column_iter() {
-        let mut first: Option<usize> = None;
-        for (row, value) in column.iter().enumerate() {
-            if *value == 0.0 {
-                continue;
-            }
-            let contact = row / 3;
-            match first {
-                None => first = Some(contact),
-                Some(f) => {
-                    let (a, b) = (find(&mut parent, f), find(&mut parent, contact));
-                    if a != b {
-                        parent[a.max(b)] = a.min(b);
-                    }
-                }
-            }
-        }
-    }
-    let mut index_of_root = vec![usize::MAX; n];
-    let mut components: Vec<Vec<usize>> = Vec::new();
-    for i in 0..n {
-        let r = find(&mut parent, i);
-        if index_of_root[r] == usize::MAX {
-            index_of_root[r] = components.len();
-            components.push(Vec::new());
-        }
-        components[index_of_root[r]].push(i);
-    }
-    components
-}
-
-/// The rows of `J` of `contacts` on the columns where they are nonzero: the component's
-/// own `J` (its other columns are zero and leave its null space unchanged).
-fn component_jacobian(jacobian: &DMatrix<f64>, contacts: &[usize]) -> DMatrix<f64> {
-    let rows: Vec<usize> = contacts.iter().flat_map(|&i| 3 * i..3 * i + 3).collect();
-    let columns: Vec<usize> = (0..jacobian.ncols())
-        .filter(|&c| rows.iter().any(|&r| jacobian[(r, c)] != 0.0))
-        .collect();
-    DMatrix::from_fn(rows.len(), columns.len(), |r, c| {
-        jacobian[(rows[r], columns[c])]
-    })
 }
 
 /// The entries of the 3-vectors of `contacts` in `x`, in order.
@@ -293,7 +234,7 @@ fn split_at_velocity(
     model: ContactModel,
     shortcut: Shortcut,
 ) -> Option<InternalForces> {
-    let jacobian = problem.jacobian()?;
+    let jacobian = problem.contact_jacobian()?;
     if !(lambda.iter().all(|x| x.is_finite()) && c.iter().all(|x| x.is_finite())) {
         return None;
     }
@@ -302,8 +243,8 @@ fn split_at_velocity(
         velocity: problem.velocity_scale().max(amax(c.as_slice())),
         at_rest: AT_REST * problem.velocity_scale(),
     };
-    let components = coupled_components(jacobian);
-    if components.len() <= 1 {
+    let components = jacobian.coupled_components();
+    if let (ContactJacobian::Dense(jacobian), 0 | 1) = (jacobian, components.len()) {
         let part = Part {
             lambda,
             c,
@@ -319,7 +260,7 @@ fn split_at_velocity(
     // One SOCP per component; the norms of the direct sum add up in squares.
     let mut squares = [0.0; 3];
     for contacts in &components {
-        let part_jacobian = component_jacobian(jacobian, contacts);
+        let part_jacobian = jacobian.component(contacts);
         let (lambda, c) = (gather(lambda, contacts), gather(c, contacts));
         let part = Part {
             lambda: &lambda,

@@ -32,7 +32,9 @@
 use nalgebra::{DMatrix, DVector, Matrix3, Vector3};
 use nalgebra_sparse::{CscMatrix, CsrMatrix};
 
-use super::{ContactProblem, FactorizedDelassus, ProblemError, ProblemParts, StepParameters};
+use super::{
+    ContactJacobian, ContactProblem, FactorizedDelassus, ProblemError, ProblemParts, StepParameters,
+};
 use crate::dynamics::{DynamicsError, MassCholesky, MassLtdl};
 
 /// What the bias `b` needs to know about one contact.
@@ -182,17 +184,24 @@ pub const FACTORIZED_FROM_CONTACTS: usize = 24;
 
 /// The simulator's workspace for the assembly through the kinematic tree (module docs).
 ///
-/// Per step: [`ContactAssembly::begin`] with the number of contacts, fill
-/// [`ContactAssembly::jacobian_mut`] and declare each contact's support with
-/// [`ContactAssembly::push_support`], then [`ContactAssembly::assemble`]; after the solve,
+/// Per step: [`ContactAssembly::begin`] with the number of contacts; for each contact in
+/// order, fill its rows of `J` in [`ContactAssembly::contact_rows_mut`] and declare its
+/// support with [`ContactAssembly::push_support`] (which keeps `J` on the support only);
+/// then [`ContactAssembly::assemble`]; after the solve,
 /// [`ContactAssembly::velocity_change`]; give the problem back with
 /// [`ContactAssembly::recycle`] before the next [`ContactAssembly::begin`].
 #[derive(Debug, Clone, Default)]
 pub struct ContactAssembly {
     nv: usize,
     n: usize,
-    /// `J` (`3n × nv`); lent to the problem when it carries `J`.
-    jacobian: DMatrix<f64>,
+    /// The next contact's three rows of `J` (`3 × nv`), zero off what the caller writes.
+    rows: DMatrix<f64>,
+    /// `J` on the supports: the contact's three rows at each dof of `support` (same
+    /// layout). `J` is zero elsewhere; no `3n × nv` matrix is kept.
+    entries: Vec<Vector3<f64>>,
+    /// The dense `J` lent to a dense problem that carries `J` (given back by
+    /// [`ContactAssembly::recycle`]).
+    dense_jacobian: DMatrix<f64>,
     /// Supports of the contacts, concatenated, each in decreasing dof order.
     support: Vec<usize>,
     /// Contact `i`'s support is `support[offsets[i]..offsets[i + 1]]`.
@@ -222,7 +231,8 @@ impl ContactAssembly {
     pub fn new(nv: usize) -> Self {
         Self {
             nv,
-            jacobian: DMatrix::zeros(0, nv),
+            rows: DMatrix::zeros(3, nv),
+            dense_jacobian: DMatrix::zeros(0, nv),
             offsets: vec![0],
             marked: vec![false; nv],
             ..Default::default()
@@ -243,18 +253,12 @@ impl ContactAssembly {
         }
     }
 
-    /// Starts a step with `n` contacts: `J` zeroed (`3n × nv`), no support declared.
-    /// When the last step had as many contacts and declared all their supports, only the
-    /// entries on those supports are zeroed (`J` is zero elsewhere): `O(n · depth)`
-    /// instead of `3n · nv`.
+    /// Starts a step with `n` contacts: no support declared, the next contact's rows
+    /// zeroed.
     pub fn begin(&mut self, n: usize) {
-        let complete = self.offsets.len() == self.n + 1;
-        if complete && self.jacobian.shape() == (3 * n, self.nv) {
-            self.zero_jacobian_on_supports();
-        } else {
-            resize_zeroed(&mut self.jacobian, 3 * n, self.nv);
-        }
+        resize_zeroed(&mut self.rows, 3, self.nv);
         self.n = n;
+        self.entries.clear();
         self.support.clear();
         self.offsets.clear();
         self.offsets.push(0);
@@ -262,26 +266,29 @@ impl ContactAssembly {
         self.last_tops.clear();
     }
 
-    /// Zeroes contact `i`'s rows of `J` on its support, for every contact declared.
-    fn zero_jacobian_on_supports(&mut self) {
-        let rows = self.jacobian.nrows();
-        let j = self.jacobian.as_mut_slice();
-        for i in 0..self.offsets.len() - 1 {
-            for &k in &self.support[self.offsets[i]..self.offsets[i + 1]] {
-                j[k * rows + 3 * i..k * rows + 3 * i + 3].fill(0.0);
-            }
-        }
-    }
-
-    /// `J` (`3n × nv`), rows `[t1, t2, n]` per contact, for the caller to fill.
-    pub fn jacobian_mut(&mut self) -> &mut DMatrix<f64> {
-        &mut self.jacobian
+    /// The next contact's rows of `J` (`3 × nv`, rows `[t1, t2, n]`, zero), for the
+    /// caller to fill before [`ContactAssembly::push_support`].
+    pub fn contact_rows_mut(&mut self) -> &mut DMatrix<f64> {
+        &mut self.rows
     }
 
     /// Declares the support of the next contact (in order): the dofs of the chains from
     /// each given dof to the root (`None` for a body welded to the world), in the tree of
-    /// `factor`. Its Jacobian rows must be zero elsewhere.
+    /// `factor`, and keeps its rows of `J` there ([`ContactAssembly::contact_rows_mut`],
+    /// which must be zero elsewhere; they are zeroed for the next contact).
     pub fn push_support(&mut self, factor: &MassLtdl, tops: &[Option<usize>]) {
+        self.push_support_dofs(factor, tops);
+        let rows = self.rows.as_mut_slice();
+        for &k in &self.support[self.entries.len()..] {
+            let column = &mut rows[3 * k..3 * k + 3];
+            self.entries
+                .push(Vector3::new(column[0], column[1], column[2]));
+            column.fill(0.0);
+        }
+    }
+
+    /// The dofs of [`ContactAssembly::push_support`].
+    fn push_support_dofs(&mut self, factor: &MassLtdl, tops: &[Option<usize>]) {
         let start = self.support.len();
         // The corners of a sole, the points of one mesh: the same bodies as the previous
         // contact of this step, hence the same support.
@@ -327,14 +334,17 @@ impl ContactAssembly {
         &self.support[self.offsets[i]..self.offsets[i + 1]]
     }
 
+    /// `J`'s three rows of contact `i` at each dof of its support.
+    fn entries_of(&self, i: usize) -> &[Vector3<f64>] {
+        &self.entries[self.offsets[i]..self.offsets[i + 1]]
+    }
+
     /// `(J x)_i`, the three rows of contact `i` (on its support).
     pub fn contact_velocity(&self, i: usize, x: &DVector<f64>) -> Vector3<f64> {
-        let rows = 3 * self.n;
-        let j = self.jacobian.as_slice();
-        self.support_of(i).iter().fold(Vector3::zeros(), |sum, &k| {
-            let column = &j[k * rows + 3 * i..k * rows + 3 * i + 3];
-            sum + Vector3::new(column[0], column[1], column[2]) * x[k]
-        })
+        self.support_of(i)
+            .iter()
+            .zip(self.entries_of(i))
+            .fold(Vector3::zeros(), |sum, (&k, column)| sum + column * x[k])
     }
 
     /// Assembles `(G, g, μ, R)` (module docs) from the factor of `M` and `v_f`; the
@@ -408,11 +418,50 @@ impl ContactAssembly {
                 ContactProblem::from_assembly(delassus, g, mu, compliance)?
             }
         };
-        if attach_jacobian {
-            problem.with_jacobian(std::mem::take(&mut self.jacobian))
-        } else {
-            Ok(problem)
+        match (attach_jacobian, factorized) {
+            (false, _) => Ok(problem),
+            (true, false) => problem.with_jacobian(self.dense_jacobian()),
+            (true, true) => problem.with_sparse_jacobian(self.sparse_jacobian()?),
         }
+    }
+
+    /// `J` (`3n × nv`) as a matrix, in the buffer kept between steps.
+    fn dense_jacobian(&mut self) -> DMatrix<f64> {
+        let mut j = std::mem::take(&mut self.dense_jacobian);
+        resize_zeroed(&mut j, 3 * self.n, self.nv);
+        for i in 0..self.n {
+            for (&k, column) in self.support_of(i).iter().zip(self.entries_of(i)) {
+                j.fixed_view_mut::<3, 1>(3 * i, k).copy_from(column);
+            }
+        }
+        j
+    }
+
+    /// `J` (`3n × nv`) by its rows on the supports (`O(n · depth)`, no `3n × nv` matrix).
+    fn sparse_jacobian(&self) -> Result<CsrMatrix<f64>, ProblemError> {
+        let (n, nv) = (self.n, self.nv);
+        let mut offsets = Vec::with_capacity(3 * n + 1);
+        offsets.push(0);
+        let mut indices = Vec::with_capacity(3 * self.support.len());
+        let mut values = Vec::with_capacity(3 * self.support.len());
+        for i in 0..n {
+            // Supports are in decreasing dof order, CSR rows in increasing order.
+            let (support, entries) = (self.support_of(i), self.entries_of(i));
+            for r in [0, 1, 2] {
+                for (&k, column) in support.iter().zip(entries).rev() {
+                    indices.push(k);
+                    values.push(column[r]);
+                }
+                offsets.push(indices.len());
+            }
+        }
+        CsrMatrix::try_from_csr_data(3 * n, nv, offsets, indices, values).map_err(|what| {
+            ProblemError::Size {
+                field: "J",
+                expected: "contact rows on their supports".into(),
+                got: what.to_string(),
+            }
+        })
     }
 
     /// The factorized operator `G = Yᵀ D⁻¹ Y`: `Yᵀ` (`3n × nv`) sparse with contact `i`'s
@@ -466,16 +515,13 @@ impl ContactAssembly {
         let zero_off_support = dense && !self.single_chain.iter().all(|&s| s);
         for i in 0..n {
             let support = &self.support[self.offsets[i]..self.offsets[i + 1]];
+            let entries = &self.entries[self.offsets[i]..self.offsets[i + 1]];
             let block = &mut self.y[i * nv..(i + 1) * nv];
             if zero_off_support {
                 block.fill(Vector3::zeros());
             }
-            for &k in support {
-                block[k] = Vector3::new(
-                    self.jacobian[(3 * i, k)],
-                    self.jacobian[(3 * i + 1, k)],
-                    self.jacobian[(3 * i + 2, k)],
-                );
+            for (&k, column) in support.iter().zip(entries) {
+                block[k] = *column;
             }
             factor
                 .solve_lt_on(block, support)
@@ -566,8 +612,8 @@ impl ContactAssembly {
     /// problem carried it).
     pub fn recycle(&mut self, problem: ContactProblem) {
         let mut parts = problem.into_parts();
-        if let Some(jacobian) = parts.jacobian.take() {
-            self.jacobian = jacobian;
+        if let Some(ContactJacobian::Dense(jacobian)) = parts.jacobian.take() {
+            self.dense_jacobian = jacobian;
         }
         self.parts = parts;
     }

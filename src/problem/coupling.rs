@@ -10,8 +10,145 @@
 //! The relative criterion (`metrics::residuals`, docs/ruler.md) measures the velocities of
 //! contact `i` against the largest free velocity of its group, `v_i = max_{j ~ i} ‖g_j‖∞`,
 //! so that nothing outside the bodies it touches sets its scale.
+//!
+//! The contact Jacobian `J` (`3n × nv`) a problem carries for its metrics couples contacts
+//! the same way through its columns ([`ContactJacobian::coupled_components`]): a
+//! simulator's large problems carry it sparse, rows on the contacts' chains only, so that
+//! no `3n × nv` matrix is formed for them.
 
 use nalgebra::{DMatrix, DVector};
+use nalgebra_sparse::CsrMatrix;
+
+/// The contact Jacobian `J` (`3n × nv`, rows `[t1, t2, n]` per contact) a problem carries
+/// for its metrics: dense (files, small problems) or sparse by rows (a simulator's
+/// problems from the size where its operator is factorized). Both give the same
+/// components and the same component blocks, entry for entry.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ContactJacobian {
+    /// The whole matrix.
+    Dense(DMatrix<f64>),
+    /// Its rows, each on the columns where it may be nonzero (stored zeros are ignored).
+    Sparse(CsrMatrix<f64>),
+}
+
+impl ContactJacobian {
+    /// `3n`.
+    pub fn nrows(&self) -> usize {
+        match self {
+            Self::Dense(j) => j.nrows(),
+            Self::Sparse(j) => j.nrows(),
+        }
+    }
+
+    /// `nv`.
+    pub fn ncols(&self) -> usize {
+        match self {
+            Self::Dense(j) => j.ncols(),
+            Self::Sparse(j) => j.ncols(),
+        }
+    }
+
+    /// The contacts coupled through `J`, as connected components: two contacts are
+    /// coupled when their rows are nonzero on a common column (a body they both touch,
+    /// or a joint of a chain both hang from). Each component's contacts are increasing;
+    /// the components are in order of their first contact.
+    pub fn coupled_components(&self) -> Vec<Vec<usize>> {
+        let n = self.nrows() / 3;
+        let mut parent: Vec<usize> = (0..n).collect();
+        match self {
+            Self::Dense(j) => {
+                for column in j.column_iter() {
+                    let mut first: Option<usize> = None;
+                    for (row, _) in column.iter().enumerate().filter(|(_, v)| **v != 0.0) {
+                        let contact = row / 3;
+                        match first {
+                            None => first = Some(contact),
+                            Some(f) => union(&mut parent, f, contact),
+                        }
+                    }
+                }
+            }
+            Self::Sparse(j) => {
+                // The first contact seen on each column.
+                let mut owner: Vec<Option<usize>> = vec![None; j.ncols()];
+                for (row, entries) in j.row_iter().enumerate() {
+                    let contact = row / 3;
+                    for (&k, _) in nonzeros(entries.col_indices(), entries.values()) {
+                        match owner[k] {
+                            Some(f) => union(&mut parent, f, contact),
+                            None => owner[k] = Some(contact),
+                        }
+                    }
+                }
+            }
+        }
+        let mut index_of_root = vec![usize::MAX; n];
+        let mut components: Vec<Vec<usize>> = Vec::new();
+        for i in 0..n {
+            let r = root(&parent, i);
+            if index_of_root[r] == usize::MAX {
+                index_of_root[r] = components.len();
+                components.push(Vec::new());
+            }
+            components[index_of_root[r]].push(i);
+        }
+        components
+    }
+
+    /// The rows of `contacts` on the columns where they are nonzero, in increasing
+    /// order: the component's own `J` (its other columns are zero and leave its null
+    /// space unchanged).
+    pub fn component(&self, contacts: &[usize]) -> DMatrix<f64> {
+        let rows: Vec<usize> = contacts.iter().flat_map(|&i| 3 * i..3 * i + 3).collect();
+        match self {
+            Self::Dense(j) => {
+                let columns: Vec<usize> = (0..j.ncols())
+                    .filter(|&c| rows.iter().any(|&r| j[(r, c)] != 0.0))
+                    .collect();
+                DMatrix::from_fn(rows.len(), columns.len(), |r, c| j[(rows[r], columns[c])])
+            }
+            Self::Sparse(j) => {
+                let mut columns: Vec<usize> = rows
+                    .iter()
+                    .flat_map(|&r| {
+                        let row = j.row(r);
+                        nonzeros(row.col_indices(), row.values())
+                            .map(|(&k, _)| k)
+                            .collect::<Vec<_>>()
+                    })
+                    .collect();
+                columns.sort_unstable();
+                columns.dedup();
+                let mut block = DMatrix::zeros(rows.len(), columns.len());
+                for (r, &row) in rows.iter().enumerate() {
+                    let entries = j.row(row);
+                    for (k, v) in nonzeros(entries.col_indices(), entries.values()) {
+                        if let Ok(c) = columns.binary_search(k) {
+                            block[(r, c)] = *v;
+                        }
+                    }
+                }
+                block
+            }
+        }
+    }
+
+    /// The whole matrix (formed for a sparse one).
+    pub fn to_dense(&self) -> DMatrix<f64> {
+        match self {
+            Self::Dense(j) => j.clone(),
+            Self::Sparse(j) => nalgebra_sparse::convert::serial::convert_csr_dense(j),
+        }
+    }
+}
+
+/// The stored entries of a sparse row that are not zero.
+fn nonzeros<'a>(
+    columns: &'a [usize],
+    values: &'a [f64],
+) -> impl Iterator<Item = (&'a usize, &'a f64)> {
+    columns.iter().zip(values).filter(|(_, v)| **v != 0.0)
+}
 
 /// The group of every contact: the smallest contact index of its connected component in
 /// the coupling graph of `delassus` (`3n × 3n`).

@@ -19,6 +19,7 @@ pub mod json;
 pub mod npz;
 pub mod params;
 
+pub use coupling::ContactJacobian;
 pub use delassus::{Delassus, FactorizedDelassus, ShiftedDelassus};
 pub use params::StepParameters;
 
@@ -26,6 +27,7 @@ use std::sync::OnceLock;
 
 use crate::dynamics::first_non_finite;
 use nalgebra::{DMatrix, DVector, Matrix3, Vector3};
+use nalgebra_sparse::CsrMatrix;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
@@ -196,7 +198,7 @@ pub struct ProblemParts {
     /// `R`, if any.
     pub compliance: Option<DVector<f64>>,
     /// `J`, if attached.
-    pub jacobian: Option<DMatrix<f64>>,
+    pub jacobian: Option<ContactJacobian>,
 }
 
 /// A validated contact problem.
@@ -207,7 +209,7 @@ pub struct ContactProblem {
     free_velocity: DVector<f64>,
     mu: DVector<f64>,
     compliance: Option<DVector<f64>>,
-    jacobian: Option<DMatrix<f64>>,
+    jacobian: Option<ContactJacobian>,
     velocity_scale: f64,
     group_velocity_scales: GroupVelocityScales,
     notes: Vec<ValidationNote>,
@@ -404,7 +406,27 @@ impl ContactProblem {
             });
         }
         check_finite_matrix("J", &jacobian)?;
-        self.jacobian = Some(jacobian);
+        self.jacobian = Some(ContactJacobian::Dense(jacobian));
+        Ok(self)
+    }
+
+    /// Attaches the contact Jacobian `J` (`3n × nv`) by its sparse rows: what a
+    /// simulator's large problems carry, so that no `3n × nv` matrix is formed.
+    pub fn with_sparse_jacobian(mut self, jacobian: CsrMatrix<f64>) -> Result<Self, ProblemError> {
+        if jacobian.nrows() != self.dim() {
+            return Err(ProblemError::Size {
+                field: "J",
+                expected: format!("{} rows", self.dim()),
+                got: format!("{} rows", jacobian.nrows()),
+            });
+        }
+        if let Some(k) = first_non_finite(jacobian.values()) {
+            return Err(ProblemError::NonFinite {
+                field: "J",
+                index: format!("stored entry {k}"),
+            });
+        }
+        self.jacobian = Some(ContactJacobian::Sparse(jacobian));
         Ok(self)
     }
 
@@ -469,8 +491,19 @@ impl ContactProblem {
         self.compliance.as_ref()
     }
 
-    /// The contact Jacobian, when the problem was built from a model.
+    /// The contact Jacobian as a matrix, when the problem carries it dense (built from a
+    /// file, a generator, or a simulator's problem below the size where its operator is
+    /// factorized); see [`ContactProblem::contact_jacobian`] for either form.
     pub fn jacobian(&self) -> Option<&DMatrix<f64>> {
+        match &self.jacobian {
+            Some(ContactJacobian::Dense(j)) => Some(j),
+            _ => None,
+        }
+    }
+
+    /// The contact Jacobian in the form the problem carries it (dense or by sparse rows),
+    /// when the problem was built from a model.
+    pub fn contact_jacobian(&self) -> Option<&ContactJacobian> {
         self.jacobian.as_ref()
     }
 

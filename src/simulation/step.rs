@@ -448,7 +448,7 @@ impl Simulator {
         }
         self.assembly.begin(self.contacts.len());
         let model = &self.world.model;
-        for (i, (contact, pair)) in self.contacts.iter().zip(found).enumerate() {
+        for (contact, pair) in self.contacts.iter().zip(found) {
             let frame = pair.contact.frame.matrix();
             let mut tops = [None; 2];
             for (k, (object, sign)) in [(contact.objects.1, 1.0), (contact.objects.0, -1.0)]
@@ -463,8 +463,8 @@ impl Simulator {
                     &contact.point,
                     frame,
                     sign,
-                    self.assembly.jacobian_mut(),
-                    3 * i,
+                    self.assembly.contact_rows_mut(),
+                    0,
                 )
                 .map_err(|source| StepError::Dynamics { step, source })?;
                 let j = &model.joints[joint];

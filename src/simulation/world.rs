@@ -27,7 +27,8 @@ use super::scenario::{
     ScenarioError, ShapeSpec, TerrainFormula,
 };
 use crate::collision::{
-    ground_points, shape_from_geometry, Core, HeightField, HeightFieldError, PairFilter, Shape,
+    ground_points, shape_from_geometry, Core, HeightField, HeightFieldError, PairFilter, PairSet,
+    Shape,
 };
 use crate::dynamics::{self, Data, DynamicsError, MassLtdl};
 use crate::model::{robots, FreeBodiesBuilder, GeometryShape, JointKind, Model, RootJoint};
@@ -699,8 +700,8 @@ fn may_touch(a: Role, b: Role, is_sphere: &[bool]) -> bool {
     }
 }
 
-fn allowed_pairs(objects: &[WorldObject], is_sphere: &[bool]) -> HashSet<(usize, usize)> {
-    let mut pairs = HashSet::new();
+fn allowed_pairs(objects: &[WorldObject], is_sphere: &[bool]) -> PairSet {
+    let mut pairs = PairSet::default();
     for i in 0..objects.len() {
         for j in (i + 1)..objects.len() {
             let (a, b) = (objects[i].role, objects[j].role);

@@ -3,11 +3,9 @@
 //! calls, and every query that hit an iteration cap counted, including those
 //! whose estimate falls beyond the margin, which `contact()` drops.
 
-use std::collections::HashSet;
-
 use contactbench::collision::{
     detect_contacts, CollisionError, CollisionObject, ContactDetector, ContactSettings, PairFilter,
-    Shape,
+    PairSet, Shape,
 };
 use nalgebra::{Isometry3, Translation3, UnitQuaternion, Vector3};
 
@@ -64,7 +62,7 @@ fn same_contacts_as_the_scene_on_the_allowed_pairs() {
     };
     let everything = PairFilter::default();
     let some = PairFilter {
-        allowed: Some(HashSet::from([
+        allowed: Some(PairSet::from_iter([
             (0, 1),
             (0, 2),
             (2, 3),
@@ -97,7 +95,7 @@ fn same_contacts_as_the_scene_on_the_allowed_pairs() {
 fn only_the_allowed_pairs_reach_the_narrow_phase() {
     let objects = scene(0.0);
     let filter = PairFilter {
-        allowed: Some(HashSet::from([(0, 1), (0, 4)])),
+        allowed: Some(PairSet::from_iter([(0, 1), (0, 4)])),
         ..PairFilter::default()
     };
     let mut detector = detector_for(&objects, &filter);

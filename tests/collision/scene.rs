@@ -1,12 +1,11 @@
 //! STL reading (binary and ASCII written here), the hull, the geometry
 //! conversion with its cache, and the scene: broad phase, filter, contacts.
 
-use std::collections::HashSet;
 use std::path::Path;
 
 use contactbench::collision::{
     detect_contacts, shape_from_geometry, CollisionObject, ContactSettings, ConvexHull, Core,
-    PairFilter, Shape,
+    PairFilter, PairSet, Shape,
 };
 use contactbench::model::GeometryShape;
 use nalgebra::{Isometry3, Vector3};
@@ -287,14 +286,14 @@ fn scene_finds_ground_contacts_and_respects_filters() {
     let some = detect_contacts(&objects, &same_owner, &settings).unwrap();
     assert_eq!(some.len(), 2);
     let only = PairFilter {
-        allowed: Some(HashSet::from([(2, 0)])),
+        allowed: Some(PairSet::from_iter([(2, 0)])),
         ..PairFilter::default()
     };
     let one = detect_contacts(&objects, &only, &settings).unwrap();
     assert_eq!(one.len(), 1);
     assert_eq!((one[0].a, one[0].b), (0, 2));
     let bad = PairFilter {
-        allowed: Some(HashSet::from([(0, 9)])),
+        allowed: Some(PairSet::from_iter([(0, 9)])),
         ..PairFilter::default()
     };
     assert!(detect_contacts(&objects, &bad, &settings).is_err());

@@ -167,13 +167,13 @@ fn tree_delassus(model: &Model, data: &Data, m: &DMatrix<f64>, names: &[Value]) 
     factor.factorize(m).unwrap();
     let mut assembly = ContactAssembly::new(model.nv());
     assembly.begin(names.len());
-    for (n, name) in names.iter().enumerate() {
+    for name in names {
         let id = model.frame_id(name.as_str().unwrap()).unwrap();
         let joint = model.frames[id].parent_joint;
         let point = data.frame_placement(id).unwrap().translation.vector;
         let identity = Matrix3::identity();
-        let j = assembly.jacobian_mut();
-        dynamics::add_point_jacobian_rows(model, data, joint, &point, &identity, 1.0, j, 3 * n)
+        let j = assembly.contact_rows_mut();
+        dynamics::add_point_jacobian_rows(model, data, joint, &point, &identity, 1.0, j, 0)
             .unwrap();
         let top = &model.joints[joint];
         assembly.push_support(&factor, &[Some(top.idx_v + top.nv() - 1)]);

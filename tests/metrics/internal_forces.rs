@@ -384,3 +384,44 @@ fn uncoupled_bodies_split_as_the_root_sum_of_squares_of_their_own_splits() {
     let whole = internal_force_directions(pair.jacobian().unwrap_or(jacobian));
     assert_eq!(whole.ncols(), 12);
 }
+
+#[test]
+fn a_sliding_cube_s_recorded_steps_split_on_the_friction_rays_near_clarabel() {
+    // scenarios/cube_slide.yaml with ncp-admm at eps_rel = 1e-6 while it slides (it stops
+    // at 0.255 s): its answers lie within 1e-6 of their faces, not exactly on them. Every
+    // step is split without clarabel, within the stated gap of clarabel's split.
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/cube_slide.yaml");
+    let scenario = Scenario::load(&path, &["simulation.duration=0.25".to_string()])
+        .unwrap_or_else(|e| panic!("{e}"));
+    let world = contactbench::simulation::World::build(&scenario).unwrap_or_else(|e| panic!("{e}"));
+    let spec: SolverSpec = "ncp-admm:eps_rel=1e-6,max_iter=500"
+        .parse()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let solver = spec.build().unwrap_or_else(|e| panic!("{e}"));
+    let mut sim = contactbench::simulation::Simulator::new(
+        world,
+        solver,
+        scenario.step_parameters(),
+        scenario.external_forces.clone(),
+    );
+    let (mut split, mut worst) = (0, 0.0_f64);
+    for step in 1..=250 {
+        sim.step().unwrap_or_else(|e| panic!("{e}"));
+        let Some((p, lambda, _)) = sim.last_solution() else {
+            continue;
+        };
+        let fast = internal_force_split_on_rays(p, lambda, ContactModel::Ncp);
+        let reference = internal_force_split_by_socp(p, lambda, ContactModel::Ncp);
+        let (Some(fast), Some(reference)) = (fast, reference) else {
+            panic!("step {step}: rays {fast:?}, clarabel {reference:?}");
+        };
+        let gap = ((fast.required - reference.required).abs())
+            .max((fast.spurious - reference.spurious).abs())
+            / lambda.amax();
+        worst = worst.max(gap);
+        split += 1;
+    }
+    println!("{split} steps split on the rays, largest gap to clarabel {worst:e} of ‖λ‖∞");
+    assert!(split >= 240, "{split} steps");
+    assert!(worst <= 1e-3, "largest gap {worst:e} of ‖λ‖∞");
+}

@@ -3,3 +3,4 @@
 
 mod internal_forces;
 mod ruler_locality;
+mod sparse_jacobian;

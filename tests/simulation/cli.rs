@@ -159,3 +159,46 @@ fn run_prints_a_summary_and_writes_the_results() {
     assert_eq!(problem.problem.num_contacts(), 4);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn bench_step_over_pile_sizes_prints_the_growth_exponent_of_its_points() {
+    let output = contactbench(&[
+        "bench-step",
+        "scenarios/pile_columns.yaml",
+        "--steps",
+        "2",
+        "--repeats",
+        "1",
+        "--settle",
+        "1",
+        "--metrics",
+        "none",
+        "--json",
+        "--sweep",
+        "world.generate.columns={nx: 1, ny: 1, height: 1}",
+        "--sweep",
+        "world.generate.columns={nx: 2, ny: 2, height: 2}",
+    ]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}");
+    let json: serde_json::Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}"));
+    let points: Vec<(f64, f64)> = json["points"]
+        .as_array()
+        .unwrap_or_else(|| panic!("points in {stdout}"))
+        .iter()
+        .map(|p| {
+            (
+                p["contacts"].as_f64().unwrap_or(0.0),
+                p["step_us"].as_f64().unwrap_or(0.0),
+            )
+        })
+        .collect();
+    // A cube rests on its 4 bottom corners; 8 cubes in 2 layers touch 32 times.
+    assert_eq!(points.iter().map(|p| p.0).collect::<Vec<_>>(), [4.0, 32.0]);
+    let slope = (points[1].1 / points[0].1).ln() / (points[1].0 / points[0].0).ln();
+    let fitted = json["growth_exponent"].as_f64().unwrap_or(f64::NAN);
+    assert!(
+        (fitted - slope).abs() <= 1e-12 * slope.abs().max(1.0),
+        "{fitted} vs {slope}"
+    );
+}
