@@ -356,7 +356,10 @@ mod tests {
         let error = (&x - &expected).amax() / expected.amax();
         assert!(error < 1e-12, "pseudo-inverse off by {error:.2e}");
         let error = (system.inverse() - &expected).amax() / expected.amax();
-        assert!(error < 1e-12, "pseudo-inverse formed apart off by {error:.2e}");
+        assert!(
+            error < 1e-12,
+            "pseudo-inverse formed apart off by {error:.2e}"
+        );
     }
 
     #[test]

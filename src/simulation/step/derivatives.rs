@@ -372,7 +372,9 @@ impl Simulator {
             for (joint, sign) in [(contact.joints[1], 1.0), (contact.joints[0], -1.0)] {
                 let (point, anchors) = (&contact.point, &contact.anchors);
                 let scale = sign / dt;
-                point_force_derivative(model, &buf.ws, joint, point, &f, anchors, scale, &mut phi_q);
+                point_force_derivative(
+                    model, &buf.ws, joint, point, &f, anchors, scale, &mut phi_q,
+                );
             }
         }
         // V_λ = [Δt M⁻¹ Φ_q, I + Δt M⁻¹ Φ_v, Δt M⁻¹], the first two blocks one product
@@ -380,7 +382,9 @@ impl Simulator {
         buf.dv_next
             .columns_mut(0, 2 * nv)
             .gemm(dt, &buf.inverse_mass, &buf.phi, 0.0);
-        buf.dv_next.columns_mut(2 * nv, nv).copy_from(&buf.inverse_mass);
+        buf.dv_next
+            .columns_mut(2 * nv, nv)
+            .copy_from(&buf.inverse_mass);
         buf.dv_next.columns_mut(2 * nv, nv).scale_mut(dt);
         for k in 0..nv {
             buf.dv_next[(k, nv + k)] += 1.0;
@@ -391,7 +395,8 @@ impl Simulator {
             self.contact_jacobian(&contacts, &mut buf.jacobian)
                 .map_err(dynamics_error)?;
             contact_supports(&buf.jacobian, &mut buf.supports);
-            jacobian_product(&buf.jacobian, &buf.supports, &buf.dv_next, &mut buf.dg);
+            resize_zeroed(&mut buf.dg, buf.jacobian.nrows(), 3 * nv);
+            buf.dg.gemm(1.0, &buf.jacobian, &buf.dv_next, 0.0);
             let response = self.contact_response(buf, &contacts, v)?;
             inverse_mass_jacobian_t(
                 &buf.inverse_mass,
@@ -399,8 +404,7 @@ impl Simulator {
                 &buf.supports,
                 &mut buf.minv_jt,
             );
-            buf.dv_next
-                .gemm(1.0, &buf.minv_jt, &response.d_lambda, 1.0);
+            buf.dv_next.gemm(1.0, &buf.minv_jt, &response.d_lambda, 1.0);
             response
         };
         let (a, b) = self.state_jacobians(&buf.dv_next);
@@ -437,10 +441,8 @@ impl Simulator {
         for joint in &model.joints {
             if matches!(joint.kind, crate::model::JointKind::FreeFlyer) {
                 let iv = joint.idx_v;
-                let (integrate_q, integrate_v) = free_flyer_integrate_derivatives(
-                    &self.v.fixed_rows::<6>(iv).into_owned(),
-                    dt,
-                );
+                let (integrate_q, integrate_v) =
+                    free_flyer_integrate_derivatives(&self.v.fixed_rows::<6>(iv).into_owned(), dt);
                 for (out, first) in [(&mut a, 0), (&mut b, 2 * nv)] {
                     let cols = out.ncols();
                     let rows = integrate_v * dv_next.view((iv, first), (6, cols));
@@ -565,7 +567,14 @@ impl Simulator {
         for (i, c) in contacts.iter().enumerate() {
             for (joint, sign) in [(c.joints[1], 1.0), (c.joints[0], -1.0)] {
                 dynamics::add_point_jacobian_rows(
-                    model, &self.data, joint, &c.point, &c.frame, sign, jacobian, 3 * i,
+                    model,
+                    &self.data,
+                    joint,
+                    &c.point,
+                    &c.frame,
+                    sign,
+                    jacobian,
+                    3 * i,
                 )?;
             }
         }
@@ -622,16 +631,7 @@ impl Simulator {
                     for (joint, sign) in [(c.joints[1], 1.0), (c.joints[0], -1.0)] {
                         let (point, frame, anchors) = (&c.point, &c.frame, &c.anchors);
                         point_velocity_derivative(
-                            model,
-                            ws,
-                            before,
-                            joint,
-                            point,
-                            frame,
-                            sign,
-                            anchors,
-                            scratch,
-                            0,
+                            model, ws, before, joint, point, frame, sign, anchors, scratch, 0,
                         );
                     }
                     let mut row = dg.view_mut((normal, 0), (1, nv));
@@ -708,26 +708,6 @@ fn contact_supports(jacobian: &DMatrix<f64>, supports: &mut Vec<Vec<usize>>) {
         let rows = jacobian.rows(3 * i, 3);
         support.clear();
         support.extend((0..jacobian.ncols()).filter(|&k| rows.column(k).iter().any(|x| *x != 0.0)));
-    }
-}
-
-/// `out = J x` (`3n × cols`) on the contacts' supports.
-fn jacobian_product(
-    jacobian: &DMatrix<f64>,
-    supports: &[Vec<usize>],
-    x: &DMatrix<f64>,
-    out: &mut DMatrix<f64>,
-) {
-    resize_zeroed(out, jacobian.nrows(), x.ncols());
-    for column in 0..x.ncols() {
-        let x = x.column(column);
-        for (i, support) in supports.iter().enumerate() {
-            let mut sum = Vector3::zeros();
-            for &k in support {
-                sum += jacobian.fixed_view::<3, 1>(3 * i, k) * x[k];
-            }
-            out.fixed_view_mut::<3, 1>(3 * i, column).copy_from(&sum);
-        }
     }
 }
 
