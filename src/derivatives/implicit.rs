@@ -573,13 +573,29 @@ impl SolutionDerivative {
         }
         check_finite("dg", dg.as_slice())?;
         if dg.ncols() > dim {
-            let out = self.solve_free_velocity(&DMatrix::identity(dim, dim)) * dg;
+            let out = self.free_velocity_jacobian() * dg;
             check_finite("dlambda", out.as_slice())?;
             return Ok(out);
         }
         let out = self.solve_free_velocity(dg);
         check_finite("dlambda", out.as_slice())?;
         Ok(out)
+    }
+
+    /// `∂λ/∂g` (`3n × 3n`) from `K⁻¹` itself: its columns of contact `i` are
+    /// `K⁻¹[:, i's rows] (−Q_i)`, zero for a contact that does not push.
+    fn free_velocity_jacobian(&self) -> DMatrix<f64> {
+        let inverse = self.system.inverse();
+        let mut out = DMatrix::zeros(3 * self.n, 3 * self.n);
+        for (b, &j) in self.active.iter().enumerate() {
+            let minus_q = -self.linearizations[j].q;
+            let columns = inverse.columns(3 * b, 3) * minus_q;
+            for (a, &i) in self.active.iter().enumerate() {
+                out.fixed_view_mut::<3, 3>(3 * i, 3 * j)
+                    .copy_from(&columns.fixed_rows::<3>(3 * a));
+            }
+        }
+        out
     }
 
     /// `dλ` of the columns of `dg` (checked), through the factor.
@@ -642,7 +658,9 @@ impl SolutionDerivative {
 
     /// `∂λ/∂g` (`3n × 3n`).
     pub fn jacobian_free_velocity(&self) -> Result<DMatrix<f64>, DerivativeError> {
-        self.jvp_free_velocity(&DMatrix::identity(3 * self.n, 3 * self.n))
+        let out = self.free_velocity_jacobian();
+        check_finite("dlambda/dg", out.as_slice())?;
+        Ok(out)
     }
 
     /// `∂λ/∂μ` (`3n × n`).

@@ -169,6 +169,37 @@ impl LinearSystem {
         }
     }
 
+    /// `K⁻¹` (or `K⁺`) itself, for a Jacobian with one column per entry: from the
+    /// symmetric factors without solving the identity's columns, `K⁻¹ = P F⁻ᵀ F⁻¹ Pᵀ`
+    /// and `K⁺ = P Wᵀ W Pᵀ` with `W = R⁻¹ Qᵀ` (`rank × dim`).
+    pub(crate) fn inverse(&self) -> DMatrix<f64> {
+        let (order, w) = match &self.factor {
+            Factor::Cholesky { order, lower } => {
+                let mut w = DMatrix::identity(self.dim, self.dim);
+                lower.solve_lower_triangular_mut(&mut w);
+                (order, w)
+            }
+            Factor::SymmetricPseudo { order, q, r } => {
+                let mut w = q.transpose();
+                r.solve_upper_triangular_mut(&mut w);
+                (order, w)
+            }
+            _ => {
+                let mut b = DMatrix::identity(self.dim, self.dim);
+                self.solve_in_place(&mut b);
+                return b;
+            }
+        };
+        let inner = w.tr_mul(&w);
+        let mut out = DMatrix::zeros(self.dim, self.dim);
+        for (a, &i) in order.iter().enumerate() {
+            for (b, &j) in order.iter().enumerate() {
+                out[(i, j)] = inner[(a, b)];
+            }
+        }
+        out
+    }
+
     /// `b ← K⁻ᵀ b` (or `(K⁺)ᵀ b`), every column: `P K = L U` gives `Kᵀ = Uᵀ Lᵀ P`.
     pub(crate) fn solve_transpose_in_place(&self, b: &mut DMatrix<f64>) {
         match &self.factor {
@@ -293,6 +324,7 @@ mod tests {
         let mut y = b.clone();
         system.solve_transpose_in_place(&mut y);
         assert!((k.transpose() * &y - &b).amax() < 1e-12, "Kᵀ y = b");
+        assert!((k * system.inverse()).is_identity(1e-12), "K K⁻¹ = I");
     }
 
     #[test]
@@ -323,6 +355,11 @@ mod tests {
         system.solve_in_place(&mut x);
         let error = (&x - &expected).amax() / expected.amax();
         assert!(error < 1e-12, "pseudo-inverse off by {error:.2e}");
+        let error = (system.inverse() - &expected).amax() / expected.amax();
+        assert!(
+            error < 1e-12,
+            "pseudo-inverse formed apart off by {error:.2e}"
+        );
     }
 
     #[test]

@@ -39,7 +39,7 @@
 //! whose motion is given by anchors on bodies ([`Anchor`]), for contacts and external
 //! forces.
 
-use nalgebra::{DMatrix, DVector, Matrix3, Matrix6, Vector3, Vector6};
+use nalgebra::{DMatrix, DVector, Dyn, Matrix, Matrix3, Matrix6, StorageMut, Vector3, Vector6};
 
 use super::kinematics::update_placements;
 use super::spatial::{force_cross, motion_cross};
@@ -76,6 +76,10 @@ pub struct DerivativeWorkspace {
     yx: Vec<Matrix6<f64>>,
     hc: Vec<Vector6<f64>>,
     fc: Vec<Vector6<f64>>,
+    /// Per dof `j`: `u_j`, `w_j`, `z_j` (module docs).
+    u: Vec<Vector6<f64>>,
+    w: Vec<Vector6<f64>>,
+    z: Vec<Vector6<f64>>,
 }
 
 impl DerivativeWorkspace {
@@ -98,6 +102,9 @@ impl DerivativeWorkspace {
             yx: vec![Matrix6::zeros(); n],
             hc: vec![Vector6::zeros(); n],
             fc: vec![Vector6::zeros(); n],
+            u: vec![Vector6::zeros(); model.nv()],
+            w: vec![Vector6::zeros(); model.nv()],
+            z: vec![Vector6::zeros(); model.nv()],
         }
     }
 
@@ -135,8 +142,44 @@ pub fn rnea_derivatives(
     v: &DVector<f64>,
     a: &DVector<f64>,
 ) -> Result<RneaDerivatives, DynamicsError> {
+    let nv = model.nv();
+    let mut out = RneaDerivatives {
+        tau: DVector::zeros(nv),
+        dtau_dq: DMatrix::zeros(nv, nv),
+        dtau_dv: DMatrix::zeros(nv, nv),
+    };
+    rnea_derivatives_into(model, data, ws, q, v, a, &mut out)?;
+    Ok(out)
+}
+
+/// [`rnea_derivatives`] into `out` (resized when its sizes are not `nv`), without
+/// allocating otherwise.
+pub fn rnea_derivatives_into(
+    model: &Model,
+    data: &mut Data,
+    ws: &mut DerivativeWorkspace,
+    q: &DVector<f64>,
+    v: &DVector<f64>,
+    a: &DVector<f64>,
+    out: &mut RneaDerivatives,
+) -> Result<(), DynamicsError> {
     check_data(model, data)?;
     check_configuration(model, q)?;
+    update_placements(model, data, q);
+    rnea_derivatives_at_placements_into(model, data, ws, v, a, out)
+}
+
+/// [`rnea_derivatives_into`] once `data`'s placements are at `q` (a dynamics pass at the
+/// same `q` left them so, as a simulation step's).
+pub fn rnea_derivatives_at_placements_into(
+    model: &Model,
+    data: &Data,
+    ws: &mut DerivativeWorkspace,
+    v: &DVector<f64>,
+    a: &DVector<f64>,
+    out: &mut RneaDerivatives,
+) -> Result<(), DynamicsError> {
+    check_data(model, data)?;
     check_velocity(model, v, "v")?;
     check_velocity(model, a, "a")?;
     if ws.s.len() != model.nv() || ws.vel.len() != model.njoints() {
@@ -145,28 +188,30 @@ pub fn rnea_derivatives(
             model: model.njoints(),
         });
     }
-    update_placements(model, data, q);
     forward_pass(model, data, ws, v, a);
     backward_pass(model, ws);
     let nv = model.nv();
-    let mut out = RneaDerivatives {
-        tau: DVector::zeros(nv),
-        dtau_dq: DMatrix::zeros(nv, nv),
-        dtau_dv: DMatrix::zeros(nv, nv),
-    };
-    // Per dof j: u_j, w_j, z_j (module docs).
-    let mut u = vec![Vector6::zeros(); nv];
-    let mut w = vec![Vector6::zeros(); nv];
-    let mut z = vec![Vector6::zeros(); nv];
+    if out.tau.len() != nv {
+        out.tau = DVector::zeros(nv);
+    }
+    for m in [&mut out.dtau_dq, &mut out.dtau_dv] {
+        if m.shape() == (nv, nv) {
+            m.fill(0.0);
+        } else {
+            *m = DMatrix::zeros(nv, nv);
+        }
+    }
     for j in 0..nv {
         let joint = ws.dof_joint[j];
         let parent = model.joints[joint].parent;
         let (vp, ap) = (&ws.vel[parent], &ws.acc[parent]);
         let s = &ws.s[j];
-        u[j] = motion_cross(s, vp);
-        w[j] = motion_cross(ap, s) + motion_cross(&u[j], vp);
-        z[j] = motion_cross(&(ws.vel[joint] + vp), s);
+        let u = motion_cross(s, vp);
+        ws.w[j] = motion_cross(ap, s) + motion_cross(&u, vp);
+        ws.z[j] = motion_cross(&(ws.vel[joint] + vp), s);
+        ws.u[j] = u;
     }
+    let (u, w, z) = (&ws.u, &ws.w, &ws.z);
     // k in the subtree of J (J = k's joint or one of its ancestors).
     for k in 0..nv {
         let joint_k = ws.dof_joint[k];
@@ -203,7 +248,7 @@ pub fn rnea_derivatives(
             ancestor = model.joints[ancestor].parent;
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 /// World motion subspaces, twists, accelerations, inertias, momenta and forces.
@@ -390,7 +435,7 @@ pub fn point_force_derivative(
     force: &Vector3<f64>,
     anchors: &[Anchor],
     scale: f64,
-    out: &mut DMatrix<f64>,
+    out: &mut Matrix<f64, Dyn, Dyn, impl StorageMut<f64, Dyn, Dyn>>,
 ) {
     if joint == 0 {
         return;
@@ -438,7 +483,7 @@ pub fn point_velocity_derivative(
     rotation: &Matrix3<f64>,
     sign: f64,
     anchors: &[Anchor],
-    out: &mut DMatrix<f64>,
+    out: &mut Matrix<f64, Dyn, Dyn, impl StorageMut<f64, Dyn, Dyn>>,
     row: usize,
 ) {
     let rt = rotation.transpose() * sign;

@@ -11,7 +11,7 @@
 //! `[ρ; φ]` = `[v; ω]`, `V` the SO(3) left Jacobian). Both are block diagonal: the
 //! derivative of a step's integration costs a few 6×6 blocks.
 
-use nalgebra::{DMatrix, DVector, Matrix3, Matrix6, UnitQuaternion, Vector3};
+use nalgebra::{DMatrix, DVector, Matrix3, Matrix6, UnitQuaternion, Vector3, Vector6};
 
 use super::integrate::left_jacobian_so3;
 use super::{check_configuration, check_velocity, DynamicsError};
@@ -33,18 +33,27 @@ pub fn integrate_derivatives(
     for joint in &model.joints {
         if matches!(joint.kind, JointKind::FreeFlyer) {
             let iv = joint.idx_v;
-            let xi = v.fixed_rows::<6>(iv) * dt;
-            let (rho, phi) = (
-                xi.fixed_rows::<3>(0).into_owned(),
-                xi.fixed_rows::<3>(3).into_owned(),
-            );
-            dq.fixed_view_mut::<6, 6>(iv, iv)
-                .copy_from(&inverse_adjoint_of_exp(&rho, &phi));
-            dv.fixed_view_mut::<6, 6>(iv, iv)
-                .copy_from(&(se3_left_jacobian(&-rho, &-phi) * dt));
+            let (block_q, block_v) =
+                free_flyer_integrate_derivatives(&v.fixed_rows::<6>(iv).into_owned(), dt);
+            dq.fixed_view_mut::<6, 6>(iv, iv).copy_from(&block_q);
+            dv.fixed_view_mut::<6, 6>(iv, iv).copy_from(&block_v);
         }
     }
     Ok((dq, dv))
+}
+
+/// A free flyer's 6×6 blocks of [`integrate_derivatives`] at its velocity `v` (a twist in
+/// its body frame): `(Ad(exp6(ξ))⁻¹, J_r(ξ) Δt)` with `ξ = v Δt` (module docs).
+pub fn free_flyer_integrate_derivatives(v: &Vector6<f64>, dt: f64) -> (Matrix6<f64>, Matrix6<f64>) {
+    let xi = v * dt;
+    let (rho, phi) = (
+        xi.fixed_rows::<3>(0).into_owned(),
+        xi.fixed_rows::<3>(3).into_owned(),
+    );
+    (
+        inverse_adjoint_of_exp(&rho, &phi),
+        se3_left_jacobian(&-rho, &-phi) * dt,
+    )
 }
 
 /// `Ad(exp6(ξ))⁻¹ = Ad(exp6(−ξ))`: with `exp6(−ξ) = (R, p)`, `[[R, [p]× R], [0, R]]`.

@@ -176,6 +176,11 @@ pub struct Simulator {
     placements_at_q: bool,
     /// A generalized force added to every step ([`Simulator::set_added_torque`]).
     added_torque: Option<DVector<f64>>,
+    /// `data`'s joint placements are still at the `q` the last step started from (no
+    /// record's energy moved them to the new `q` since): its derivatives reuse them.
+    placements_at_step_start: bool,
+    /// The buffers of [`Simulator::step_derivatives`], made at its first call.
+    derivative_buffers: Option<Box<derivatives::DerivativeBuffers>>,
 }
 
 impl Simulator {
@@ -244,6 +249,8 @@ impl Simulator {
             collision: DetectionOutcomes::default(),
             placements_at_q: false,
             added_torque: None,
+            placements_at_step_start: false,
+            derivative_buffers: None,
         }
     }
 
@@ -316,6 +323,7 @@ impl Simulator {
             dynamics::mechanical_energy(&self.world.model, &mut self.data, &self.q, &self.v)
                 .map_err(|source| StepError::Dynamics { step, source })?;
         self.placements_at_q = true;
+        self.placements_at_step_start = false;
         Ok(MechanicalEnergy { kinetic, potential })
     }
 
@@ -396,6 +404,7 @@ impl Simulator {
         } else {
             dynamics::factorized_mass_and_bias(model, data, &self.q, &self.v, None, factor)?;
         }
+        self.placements_at_step_start = true;
         let b = &mut self.buffers;
         self.world.actuation(
             self.step,

@@ -27,7 +27,7 @@
 //! not differentiated. RaiSim's sliding law reads `G`'s diagonal block, whose derivative
 //! with respect to `q` is not computed: a step with a RaiSim contact sliding is refused.
 
-use nalgebra::{DMatrix, DVector, Matrix3, Vector3};
+use nalgebra::{DMatrix, DVector, Matrix3, Vector3, Vector6};
 use thiserror::Error;
 
 use super::{Simulator, StepError, StepSummary};
@@ -36,11 +36,12 @@ use crate::derivatives::{
     differentiate, ContactMode, DerivativeError, DerivativeSettings, LinearMethod, ModeReport,
 };
 use crate::dynamics::derivatives::{
-    mass_quadratic_gradient, point_force_derivative, point_velocity_derivative, rnea_derivatives,
-    world_twists, Anchor, DerivativeWorkspace,
+    mass_quadratic_gradient, point_force_derivative, point_velocity_derivative,
+    rnea_derivatives_at_placements_into, rnea_derivatives_into, world_twists, Anchor,
+    DerivativeWorkspace, RneaDerivatives,
 };
-use crate::dynamics::lie_derivatives::integrate_derivatives;
-use crate::dynamics::{self, check_configuration, check_velocity, DynamicsError};
+use crate::dynamics::lie_derivatives::free_flyer_integrate_derivatives;
+use crate::dynamics::{self, check_configuration, check_velocity, DynamicsError, MassLtdl};
 use crate::problem::build::restitution_applies;
 use crate::problem::contact_vector;
 use crate::problem::ContactModel;
@@ -286,9 +287,26 @@ impl Simulator {
     }
 
     /// The derivatives of the step just taken from `(q, v)` (module docs): the dynamics,
-    /// the contacts and the factor of `M` of the simulator are still those of that step.
+    /// the contacts, the joint placements and the factor of `M` of the simulator are still
+    /// those of that step. The buffers are the simulator's, kept from call to call.
     pub(crate) fn derivatives_of_last_step(
         &mut self,
+        q: &DVector<f64>,
+        v: &DVector<f64>,
+    ) -> Result<StepDerivatives, StepDerivativeError> {
+        let mut buffers = self
+            .derivative_buffers
+            .take()
+            .unwrap_or_else(|| Box::new(DerivativeBuffers::new(&self.world.model)));
+        let result = self.derivatives_into(&mut buffers, q, v);
+        self.derivative_buffers = Some(buffers);
+        result
+    }
+
+    /// [`Simulator::derivatives_of_last_step`] in `buf`.
+    fn derivatives_into(
+        &mut self,
+        buf: &mut DerivativeBuffers,
         q: &DVector<f64>,
         v: &DVector<f64>,
     ) -> Result<StepDerivatives, StepDerivativeError> {
@@ -303,21 +321,41 @@ impl Simulator {
         }
         let dynamics_error = |source| StepDerivativeError::Dynamics { step, source };
         let (nv, dt) = (self.world.model.nv(), self.params.dt);
-        let v_next = self.v.clone();
-        let a_next = (&v_next - v) / dt;
-        let mut ws = DerivativeWorkspace::new(&self.world.model);
-        let rnea = rnea_derivatives(&self.world.model, &mut self.data, &mut ws, q, v, &a_next)
-            .map_err(dynamics_error)?;
-        // Φ_q, Φ_v (module docs).
-        let mut phi_q = -rnea.dtau_dq;
-        let mut phi_v = -rnea.dtau_dv;
-        // M⁻¹, dense: B's block, M⁻¹ Jᵀ and the PD's inertia scaling read it.
-        let mut inverse_mass = DMatrix::identity(nv, nv);
-        self.solve_mass(&mut inverse_mass).map_err(dynamics_error)?;
-        self.add_controller_derivatives(&ws, &inverse_mass, q, v, &mut phi_q, &mut phi_v)
+        // a⁺ = (v⁺ − v) / Δt.
+        buf.a_next.copy_from(&self.v);
+        buf.a_next -= v;
+        buf.a_next /= dt;
+        if self.placements_at_step_start {
+            rnea_derivatives_at_placements_into(
+                &self.world.model,
+                &self.data,
+                &mut buf.ws,
+                v,
+                &buf.a_next,
+                &mut buf.rnea,
+            )
+        } else {
+            rnea_derivatives_into(
+                &self.world.model,
+                &mut self.data,
+                &mut buf.ws,
+                q,
+                v,
+                &buf.a_next,
+                &mut buf.rnea,
+            )
+        }
+        .map_err(dynamics_error)?;
+        // Φ = [Φ_q Φ_v] (module docs).
+        buf.phi.columns_mut(0, nv).copy_from(&buf.rnea.dtau_dq);
+        buf.phi.columns_mut(nv, nv).copy_from(&buf.rnea.dtau_dv);
+        buf.phi.neg_mut();
+        buf.inverse_mass(&self.mass).map_err(dynamics_error)?;
+        self.add_controller_derivatives(buf, q, v)
             .map_err(dynamics_error)?;
         let model = &self.world.model;
         let t = (step - 1) as f64 * dt;
+        let mut phi_q = buf.phi.columns_mut(0, nv);
         for (force, &joint) in self.forces.iter().zip(&self.world.force_joints) {
             let origin = self.data.joint_position(joint);
             let f = Vector3::from(force.at(t));
@@ -326,7 +364,7 @@ impl Simulator {
                 point: origin,
                 weight: Matrix3::identity(),
             }];
-            point_force_derivative(model, &ws, joint, &origin, &f, &anchor, 1.0, &mut phi_q);
+            point_force_derivative(model, &buf.ws, joint, &origin, &f, &anchor, 1.0, &mut phi_q);
         }
         let contacts = self.held_contacts();
         for (i, contact) in contacts.iter().enumerate() {
@@ -334,47 +372,42 @@ impl Simulator {
             for (joint, sign) in [(contact.joints[1], 1.0), (contact.joints[0], -1.0)] {
                 let (point, anchors) = (&contact.point, &contact.anchors);
                 let scale = sign / dt;
-                point_force_derivative(model, &ws, joint, point, &f, anchors, scale, &mut phi_q);
+                point_force_derivative(
+                    model, &buf.ws, joint, point, &f, anchors, scale, &mut phi_q,
+                );
             }
         }
-        // V_λ = [Δt M⁻¹ Φ_q, I + Δt M⁻¹ Φ_v, Δt M⁻¹]: the first two blocks solved column by
-        // column through the step's factor of M (sparse), not multiplied by a dense M⁻¹.
-        let mut v_lambda = DMatrix::zeros(nv, 3 * nv);
-        v_lambda.columns_mut(0, nv).copy_from(&phi_q);
-        v_lambda.columns_mut(nv, nv).copy_from(&phi_v);
-        v_lambda.columns_mut(2 * nv, nv).copy_from(&inverse_mass);
-        v_lambda *= dt;
-        for column in v_lambda.as_mut_slice()[..2 * nv * nv].chunks_mut(nv) {
-            self.mass.solve_in_place(column).map_err(dynamics_error)?;
-        }
+        // V_λ = [Δt M⁻¹ Φ_q, I + Δt M⁻¹ Φ_v, Δt M⁻¹], the first two blocks one product
+        // with the dense M⁻¹ that B's block is anyway.
+        buf.dv_next
+            .columns_mut(0, 2 * nv)
+            .gemm(dt, &buf.inverse_mass, &buf.phi, 0.0);
+        buf.dv_next
+            .columns_mut(2 * nv, nv)
+            .copy_from(&buf.inverse_mass);
+        buf.dv_next.columns_mut(2 * nv, nv).scale_mut(dt);
         for k in 0..nv {
-            v_lambda[(k, nv + k)] += 1.0;
+            buf.dv_next[(k, nv + k)] += 1.0;
         }
-        let mut dv_next = v_lambda.clone();
         let response = if contacts.is_empty() {
             ContactResponse::default()
         } else {
-            let jacobian = self.contact_jacobian(&contacts).map_err(dynamics_error)?;
-            let supports = contact_supports(&jacobian);
-            let dg = jacobian_product(&jacobian, &supports, &v_lambda);
-            let response = self.contact_response(&ws, &contacts, &jacobian, dg, v, &v_next)?;
-            let inverse_mass_jt = inverse_mass_jacobian_t(&inverse_mass, &jacobian, &supports);
-            dv_next.gemm(1.0, &inverse_mass_jt, &response.d_lambda, 1.0);
+            self.contact_jacobian(&contacts, &mut buf.jacobian)
+                .map_err(dynamics_error)?;
+            contact_supports(&buf.jacobian, &mut buf.supports);
+            resize_zeroed(&mut buf.dg, buf.jacobian.nrows(), 3 * nv);
+            buf.dg.gemm(1.0, &buf.jacobian, &buf.dv_next, 0.0);
+            let response = self.contact_response(buf, &contacts, v)?;
+            inverse_mass_jacobian_t(
+                &buf.inverse_mass,
+                &buf.jacobian,
+                &buf.supports,
+                &mut buf.minv_jt,
+            );
+            buf.dv_next.gemm(1.0, &buf.minv_jt, &response.d_lambda, 1.0);
             response
         };
-        let (integrate_q, integrate_v) =
-            integrate_derivatives(model, q, &v_next, dt).map_err(dynamics_error)?;
-        let dq_next = next_configuration_change(model, &integrate_q, &integrate_v, &dv_next, dt);
-        let mut a = DMatrix::zeros(2 * nv, 2 * nv);
-        a.view_mut((0, 0), (nv, 2 * nv))
-            .copy_from(&dq_next.columns(0, 2 * nv));
-        a.view_mut((nv, 0), (nv, 2 * nv))
-            .copy_from(&dv_next.columns(0, 2 * nv));
-        let mut b = DMatrix::zeros(2 * nv, nv);
-        b.view_mut((0, 0), (nv, nv))
-            .copy_from(&dq_next.columns(2 * nv, nv));
-        b.view_mut((nv, 0), (nv, nv))
-            .copy_from(&dv_next.columns(2 * nv, nv));
+        let (a, b) = self.state_jacobians(&buf.dv_next);
         Ok(StepDerivatives {
             a,
             b,
@@ -384,6 +417,42 @@ impl Simulator {
             rank: response.rank,
             gap_at_kink: self.gaps_at_kink(&contacts),
         })
+    }
+
+    /// `A` and `B` from `dv⁺` (`nv × 3nv`, columns `[q, v, τ]`): `dq⁺ = ∂(q ⊕ ξ)/∂q
+    /// [I 0 0] + ∂(q ⊕ ξ)/∂ξ dv⁺`, both integration derivatives the identity (times `Δt`
+    /// for `ξ`) outside the free flyers' 6×6 blocks ([`free_flyer_integrate_derivatives`]).
+    fn state_jacobians(&self, dv_next: &DMatrix<f64>) -> (DMatrix<f64>, DMatrix<f64>) {
+        let model = &self.world.model;
+        let (nv, dt) = (model.nv(), self.params.dt);
+        let mut a = DMatrix::zeros(2 * nv, 2 * nv);
+        let mut b = DMatrix::zeros(2 * nv, nv);
+        for (out, first) in [(&mut a, 0), (&mut b, 2 * nv)] {
+            let cols = out.ncols();
+            out.view_mut((nv, 0), (nv, cols))
+                .copy_from(&dv_next.columns(first, cols));
+            let mut dq = out.view_mut((0, 0), (nv, cols));
+            dq.copy_from(&dv_next.columns(first, cols));
+            dq.scale_mut(dt);
+        }
+        for k in 0..nv {
+            a[(k, k)] += 1.0;
+        }
+        for joint in &model.joints {
+            if matches!(joint.kind, crate::model::JointKind::FreeFlyer) {
+                let iv = joint.idx_v;
+                let (integrate_q, integrate_v) =
+                    free_flyer_integrate_derivatives(&self.v.fixed_rows::<6>(iv).into_owned(), dt);
+                for (out, first) in [(&mut a, 0), (&mut b, 2 * nv)] {
+                    let cols = out.ncols();
+                    let rows = integrate_v * dv_next.view((iv, first), (6, cols));
+                    out.view_mut((iv, 0), (6, cols)).copy_from(&rows);
+                }
+                let mut block = a.view_mut((iv, iv), (6, 6));
+                block += integrate_q;
+            }
+        }
+        (a, b)
     }
 
     /// [`StepDerivatives::gap_at_kink`] of the step's contacts.
@@ -398,15 +467,12 @@ impl Simulator {
 
     /// `Φ_q += ∂τ_ctrl/∂q`, `Φ_v += ∂τ_ctrl/∂v` of the PD (scenario docs): `τ_j = s_j (K_p
     /// e_j − K_d v_j)`, `e = q_ref ⊖ q` (`∂e_j/∂q_j = −1`), `s_j = 1` or `1 / (M⁻¹)_jj`,
-    /// whose gradient is `s_j² ∂(w_jᵀ M w_j)/∂q` with `w_j = M⁻¹ e_j`.
+    /// whose gradient is `s_j² ∂(w_jᵀ M w_j)/∂q` with `w_j = M⁻¹ e_j` (`buf`'s `M⁻¹`).
     fn add_controller_derivatives(
-        &mut self,
-        ws: &DerivativeWorkspace,
-        inverse_mass: &DMatrix<f64>,
+        &self,
+        buf: &mut DerivativeBuffers,
         q: &DVector<f64>,
         v: &DVector<f64>,
-        phi_q: &mut DMatrix<f64>,
-        phi_v: &mut DMatrix<f64>,
     ) -> Result<(), DynamicsError> {
         let Some(pd) = &self.world.pd else {
             return Ok(());
@@ -414,22 +480,27 @@ impl Simulator {
         let model = &self.world.model;
         let nv = model.nv();
         let error = dynamics::difference(model, q, &pd.target)?;
-        let mut inverse_diagonal = vec![1.0; nv];
-        if pd.inertia_scaled {
-            self.mass
-                .inverse_diagonal_on(&self.world.actuated, &mut inverse_diagonal)?;
-        }
-        let (mut twists, mut momenta, mut gradient) = (Vec::new(), Vec::new(), DVector::zeros(nv));
         for &j in &self.world.actuated {
-            let scale = 1.0 / inverse_diagonal[j];
-            phi_q[(j, j)] -= scale * pd.kp;
-            phi_v[(j, j)] -= scale * pd.kd;
+            let scale = if pd.inertia_scaled {
+                1.0 / buf.inverse_mass[(j, j)]
+            } else {
+                1.0
+            };
+            buf.phi[(j, j)] -= scale * pd.kp;
+            buf.phi[(j, nv + j)] -= scale * pd.kd;
             if pd.inertia_scaled {
-                let w = inverse_mass.column(j).into_owned();
-                mass_quadratic_gradient(model, ws, &w, &mut twists, &mut momenta, &mut gradient)?;
+                buf.w.copy_from(&buf.inverse_mass.column(j));
+                mass_quadratic_gradient(
+                    model,
+                    &buf.ws,
+                    &buf.w,
+                    &mut buf.twists,
+                    &mut buf.momenta,
+                    &mut buf.gradient,
+                )?;
                 let command = pd.kp * error[j] - pd.kd * v[j];
-                let mut row = phi_q.row_mut(j);
-                row += gradient.transpose() * (command * scale * scale);
+                let mut row = buf.phi.view_mut((j, 0), (1, nv));
+                row += buf.gradient.transpose() * (command * scale * scale);
             }
         }
         Ok(())
@@ -485,10 +556,14 @@ impl Simulator {
             .collect()
     }
 
-    /// `J` (`3n × nv`) of the held contacts at the step's `q`.
-    fn contact_jacobian(&self, contacts: &[HeldContact]) -> Result<DMatrix<f64>, DynamicsError> {
+    /// `J` (`3n × nv`) of the held contacts at the step's `q`, into `jacobian`.
+    fn contact_jacobian(
+        &self,
+        contacts: &[HeldContact],
+        jacobian: &mut DMatrix<f64>,
+    ) -> Result<(), DynamicsError> {
         let model = &self.world.model;
-        let mut jacobian = DMatrix::zeros(3 * contacts.len(), model.nv());
+        resize_zeroed(jacobian, 3 * contacts.len(), model.nv());
         for (i, c) in contacts.iter().enumerate() {
             for (joint, sign) in [(c.joints[1], 1.0), (c.joints[0], -1.0)] {
                 dynamics::add_point_jacobian_rows(
@@ -498,64 +573,55 @@ impl Simulator {
                     &c.point,
                     &c.frame,
                     sign,
-                    &mut jacobian,
+                    jacobian,
                     3 * i,
                 )?;
             }
         }
-        Ok(jacobian)
-    }
-
-    /// `M⁻¹ x` for every column of `x`, through the step's factor.
-    fn solve_mass(&self, x: &mut DMatrix<f64>) -> Result<(), DynamicsError> {
-        let rows = x.nrows();
-        for column in x.as_mut_slice().chunks_mut(rows) {
-            self.mass.solve_in_place(column)?;
-        }
         Ok(())
     }
 
-    /// `dλ` (`3n × 3nv`) from `dg = J V_λ` given: `dg += ∂(J v⁺ + b)/∂(q, v)` at fixed `λ`
-    /// (module docs), then the solve's derivative along it.
+    /// `dλ` (`3n × 3nv`) from `buf.dg = J V_λ` given: `dg += ∂(J v⁺ + b)/∂(q, v)` at
+    /// fixed `λ` (module docs), then the solve's derivative along it.
     fn contact_response(
         &self,
-        ws: &DerivativeWorkspace,
+        buf: &mut DerivativeBuffers,
         contacts: &[HeldContact],
-        jacobian: &DMatrix<f64>,
-        mut dg: DMatrix<f64>,
         v: &DVector<f64>,
-        v_next: &DVector<f64>,
     ) -> Result<ContactResponse, StepDerivativeError> {
         let step = self.step;
         let model = &self.world.model;
         let nv = model.nv();
         let dynamics_error = |source| StepDerivativeError::Dynamics { step, source };
-        let (mut after, mut before) = (Vec::new(), Vec::new());
-        world_twists(model, ws, v_next, &mut after).map_err(dynamics_error)?;
-        world_twists(model, ws, v, &mut before).map_err(dynamics_error)?;
-        let mut velocity_q = DMatrix::zeros(3 * contacts.len(), nv);
-        let mut scratch = DMatrix::zeros(3, nv);
+        let ws = &buf.ws;
+        world_twists(model, ws, &self.v, &mut buf.twists).map_err(dynamics_error)?;
+        world_twists(model, ws, v, &mut buf.twists_before).map_err(dynamics_error)?;
+        let (after, before) = (&buf.twists, &buf.twists_before);
+        let jacobian = &buf.jacobian;
+        let dg = &mut buf.dg;
+        let scratch = &mut buf.scratch;
         for (i, c) in contacts.iter().enumerate() {
+            let mut velocity_q = dg.view_mut((3 * i, 0), (3, nv));
             for (joint, sign) in [(c.joints[1], 1.0), (c.joints[0], -1.0)] {
                 let (point, frame, anchors) = (&c.point, &c.frame, &c.anchors);
                 point_velocity_derivative(
                     model,
                     ws,
-                    &after,
+                    after,
                     joint,
                     point,
                     frame,
                     sign,
                     anchors,
                     &mut velocity_q,
-                    3 * i,
+                    0,
                 );
             }
             let normal = 3 * i + 2;
             match c.gap_gain {
                 // b_N = κ φ / Δt with ∂φ/∂q = J_N (module docs).
                 Some(gain) => {
-                    let mut row = velocity_q.row_mut(normal);
+                    let mut row = dg.view_mut((normal, 0), (1, nv));
                     row += jacobian.row(normal) * gain;
                 }
                 // b_N = e c_N⁻ = e (J v)_N.
@@ -565,27 +631,16 @@ impl Simulator {
                     for (joint, sign) in [(c.joints[1], 1.0), (c.joints[0], -1.0)] {
                         let (point, frame, anchors) = (&c.point, &c.frame, &c.anchors);
                         point_velocity_derivative(
-                            model,
-                            ws,
-                            &before,
-                            joint,
-                            point,
-                            frame,
-                            sign,
-                            anchors,
-                            &mut scratch,
-                            0,
+                            model, ws, before, joint, point, frame, sign, anchors, scratch, 0,
                         );
                     }
-                    let mut row = velocity_q.row_mut(normal);
+                    let mut row = dg.view_mut((normal, 0), (1, nv));
                     row += scratch.row(2) * e;
                     let mut row = dg.view_mut((normal, nv), (1, nv));
                     row += jacobian.row(normal) * e;
                 }
             }
         }
-        let mut first = dg.columns_mut(0, nv);
-        first += &velocity_q;
         let Some(problem) = &self.problem else {
             return Ok(ContactResponse::default());
         };
@@ -624,7 +679,7 @@ impl Simulator {
             });
         }
         let d_lambda = derivative
-            .jvp_free_velocity(&dg)
+            .jvp_free_velocity(&buf.dg)
             .map_err(|source| StepDerivativeError::Solve { step, source })?;
         Ok(ContactResponse {
             d_lambda,
@@ -635,73 +690,35 @@ impl Simulator {
     }
 }
 
-/// `dq⁺ = ∂(q ⊕ ξ)/∂q [I 0 0] + ∂(q ⊕ ξ)/∂ξ dv⁺` (columns `[q, v, τ]`), with both
-/// integration derivatives the identity (times `Δt` for `ξ`) outside the free flyers'
-/// 6×6 blocks ([`integrate_derivatives`]).
-fn next_configuration_change(
-    model: &crate::model::Model,
-    integrate_q: &DMatrix<f64>,
-    integrate_v: &DMatrix<f64>,
-    dv_next: &DMatrix<f64>,
-    dt: f64,
-) -> DMatrix<f64> {
-    let nv = model.nv();
-    let mut dq_next = dv_next * dt;
-    for k in 0..nv {
-        dq_next[(k, k)] += 1.0;
+/// `m` as a `rows × cols` matrix of zeros, reallocated only when its shape changes.
+fn resize_zeroed(m: &mut DMatrix<f64>, rows: usize, cols: usize) {
+    if m.shape() == (rows, cols) {
+        m.fill(0.0);
+    } else {
+        *m = DMatrix::zeros(rows, cols);
     }
-    for joint in &model.joints {
-        if matches!(joint.kind, crate::model::JointKind::FreeFlyer) {
-            let iv = joint.idx_v;
-            let rows = integrate_v.view((iv, iv), (6, 6)) * dv_next.rows(iv, 6);
-            dq_next.rows_mut(iv, 6).copy_from(&rows);
-            let mut block = dq_next.view_mut((iv, iv), (6, 6));
-            block += integrate_q.view((iv, iv), (6, 6));
-        }
-    }
-    dq_next
 }
 
 /// Per contact, the dofs where its three rows of `J` are not all zero (its support: the
-/// chains of its bodies), increasing.
-fn contact_supports(jacobian: &DMatrix<f64>) -> Vec<Vec<usize>> {
-    (0..jacobian.nrows() / 3)
-        .map(|i| {
-            let rows = jacobian.rows(3 * i, 3);
-            (0..jacobian.ncols())
-                .filter(|&k| rows.column(k).iter().any(|x| *x != 0.0))
-                .collect()
-        })
-        .collect()
-}
-
-/// `J x` (`3n × cols`) on the contacts' supports.
-fn jacobian_product(
-    jacobian: &DMatrix<f64>,
-    supports: &[Vec<usize>],
-    x: &DMatrix<f64>,
-) -> DMatrix<f64> {
-    let mut out = DMatrix::zeros(jacobian.nrows(), x.ncols());
-    for column in 0..x.ncols() {
-        let x = x.column(column);
-        for (i, support) in supports.iter().enumerate() {
-            let mut sum = Vector3::zeros();
-            for &k in support {
-                sum += jacobian.fixed_view::<3, 1>(3 * i, k) * x[k];
-            }
-            out.fixed_view_mut::<3, 1>(3 * i, column).copy_from(&sum);
-        }
+/// chains of its bodies), increasing, into `supports`.
+fn contact_supports(jacobian: &DMatrix<f64>, supports: &mut Vec<Vec<usize>>) {
+    let n = jacobian.nrows() / 3;
+    supports.resize_with(n, Vec::new);
+    for (i, support) in supports.iter_mut().enumerate() {
+        let rows = jacobian.rows(3 * i, 3);
+        support.clear();
+        support.extend((0..jacobian.ncols()).filter(|&k| rows.column(k).iter().any(|x| *x != 0.0)));
     }
-    out
 }
 
-/// `M⁻¹ Jᵀ` (`nv × 3n`) from the dense `M⁻¹`, on the contacts' supports.
+/// `out = M⁻¹ Jᵀ` (`nv × 3n`) from the dense `M⁻¹`, on the contacts' supports.
 fn inverse_mass_jacobian_t(
     inverse_mass: &DMatrix<f64>,
     jacobian: &DMatrix<f64>,
     supports: &[Vec<usize>],
-) -> DMatrix<f64> {
-    let mut out = DMatrix::zeros(inverse_mass.nrows(), jacobian.nrows());
+    out: &mut DMatrix<f64>,
+) {
+    resize_zeroed(out, inverse_mass.nrows(), jacobian.nrows());
     for (i, support) in supports.iter().enumerate() {
         for row in 3 * i..3 * i + 3 {
             let mut column = out.column_mut(row);
@@ -710,7 +727,82 @@ fn inverse_mass_jacobian_t(
             }
         }
     }
-    out
+}
+
+/// What a step's derivative works in, kept by the simulator from call to call: nothing of
+/// size `nv` is allocated again (matrices of `3n` rows are when the number of contacts
+/// changes).
+pub(crate) struct DerivativeBuffers {
+    ws: DerivativeWorkspace,
+    rnea: RneaDerivatives,
+    a_next: DVector<f64>,
+    /// Each dof and its ancestors in the tree of `M`'s factor, decreasing (the support of
+    /// `M⁻¹ e_j` under `L⁻ᵀ`).
+    chains: Vec<Vec<usize>>,
+    /// `M⁻¹` (`nv × nv`).
+    inverse_mass: DMatrix<f64>,
+    /// `[Φ_q Φ_v]` (`nv × 2nv`).
+    phi: DMatrix<f64>,
+    /// `V_λ`, then `dv⁺` (`nv × 3nv`, columns `[q, v, τ]`).
+    dv_next: DMatrix<f64>,
+    jacobian: DMatrix<f64>,
+    supports: Vec<Vec<usize>>,
+    /// `dg` (`3n × 3nv`).
+    dg: DMatrix<f64>,
+    minv_jt: DMatrix<f64>,
+    /// A contact's three rows of `∂(J v)/∂q` at `v` (restitution).
+    scratch: DMatrix<f64>,
+    w: DVector<f64>,
+    gradient: DVector<f64>,
+    twists: Vec<Vector6<f64>>,
+    twists_before: Vec<Vector6<f64>>,
+    momenta: Vec<Vector6<f64>>,
+}
+
+impl DerivativeBuffers {
+    fn new(model: &crate::model::Model) -> Self {
+        let nv = model.nv();
+        let tree = MassLtdl::new(model);
+        let chains = (0..nv)
+            .map(|j| std::iter::successors(Some(j), |&k| tree.parent(k)).collect())
+            .collect();
+        Self {
+            ws: DerivativeWorkspace::new(model),
+            rnea: RneaDerivatives {
+                tau: DVector::zeros(nv),
+                dtau_dq: DMatrix::zeros(nv, nv),
+                dtau_dv: DMatrix::zeros(nv, nv),
+            },
+            a_next: DVector::zeros(nv),
+            chains,
+            inverse_mass: DMatrix::zeros(nv, nv),
+            phi: DMatrix::zeros(nv, 2 * nv),
+            dv_next: DMatrix::zeros(nv, 3 * nv),
+            jacobian: DMatrix::zeros(0, nv),
+            supports: Vec::new(),
+            dg: DMatrix::zeros(0, 3 * nv),
+            minv_jt: DMatrix::zeros(nv, 0),
+            scratch: DMatrix::zeros(3, nv),
+            w: DVector::zeros(nv),
+            gradient: DVector::zeros(nv),
+            twists: Vec::new(),
+            twists_before: Vec::new(),
+            momenta: Vec::new(),
+        }
+    }
+
+    /// `M⁻¹` column by column through the step's factor `M = Lᵀ D L`: `Lᵀ y = e_j` stays
+    /// on `j`'s chain ([`MassLtdl::solve_lt_on`]), then `L⁻¹ D⁻¹ y`.
+    fn inverse_mass(&mut self, factor: &MassLtdl) -> Result<(), DynamicsError> {
+        let nv = self.inverse_mass.nrows();
+        for (j, column) in self.inverse_mass.as_mut_slice().chunks_mut(nv).enumerate() {
+            column.fill(0.0);
+            column[j] = 1.0;
+            factor.solve_lt_on(column, &self.chains[j])?;
+            factor.solve_dl_in_place(column)?;
+        }
+        Ok(())
+    }
 }
 
 /// `dλ` and what the solve's derivative reports.
