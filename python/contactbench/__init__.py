@@ -43,7 +43,9 @@ from ._native import (
     solve,
     solver_ids,
     write_problem,
+    write_run,
 )
+from .viewer import export_rerun
 from .errors import (
     ContactbenchError,
     DerivativeError,
@@ -98,7 +100,9 @@ __all__ = [
     "solve",
     "solver_ids",
     "to_dataframes",
+    "export_rerun",
     "write_problem",
+    "write_run",
     "errors",
     "ContactbenchError",
     "DynamicsError",
