@@ -39,6 +39,11 @@ fn a_run_folder_records_its_scenario_and_view_exports_it() {
     assert!(view.status.success(), "{}", stderr(&view));
     let text = String::from_utf8_lossy(&view.stdout);
     assert!(text.contains("cube.glb: 21 frames"), "{text}");
+    let root = run_in(&dir, &["view", "results", "--out", "root.glb"]);
+    assert!(!root.status.success());
+    let text = stderr(&root);
+    assert!(text.contains("holds the results of 1 runs"), "{text}");
+    assert!(text.contains("cube_slide/ncp-admm"), "{text}");
 }
 
 #[test]
