@@ -53,6 +53,15 @@ if ! "$venv/bin/python" -c "import maturin, numpy, pytest" 2>/dev/null; then
 else
   step 2 "maturin, numpy and pytest are in the venv"
 fi
+# The viewer's tests read recordings with the Rerun SDK (a 170 MB wheel): --test only.
+if [ "$run_tests" = 1 ] && ! "$venv/bin/python" -c "import rerun" 2>/dev/null; then
+  echo "install.sh: installing rerun-sdk from PyPI into the venv (the viewer's tests need it)" >&2
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "rerun-sdk>=0.41,<0.42" || {
+    echo "install.sh: pip could not install rerun-sdk into $venv (the viewer's tests read .rrd files with it):" >&2
+    echo "  no network access to PyPI, or no wheel for this platform? Install it by hand (pip install rerun-sdk)." >&2
+    exit 2
+  }
+fi
 
 cd "$here"
 step 3 "building the Rust extension (cargo profile $profile, -j $jobs; minutes the first time, \

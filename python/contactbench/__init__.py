@@ -40,10 +40,13 @@ from ._native import (
     read_problem,
     relative_criterion,
     run_scenario,
+    run_trajectory,
     solve,
     solver_ids,
     write_problem,
+    write_run,
 )
+from .viewer import export_rerun
 from .errors import (
     ContactbenchError,
     DerivativeError,
@@ -95,10 +98,13 @@ __all__ = [
     "read_problem",
     "relative_criterion",
     "run_scenario",
+    "run_trajectory",
     "solve",
     "solver_ids",
     "to_dataframes",
+    "export_rerun",
     "write_problem",
+    "write_run",
     "errors",
     "ContactbenchError",
     "DynamicsError",

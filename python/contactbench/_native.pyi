@@ -245,3 +245,11 @@ class Simulator:
     def step_derivatives(
         self, tau: Optional[ArrayLike] = None
     ) -> Tuple[FloatArray, FloatArray]: ...
+
+def run_trajectory(run_dir: PathLike) -> Dict[str, Any]: ...
+def write_run(
+    path: PathLike,
+    out: PathLike,
+    solver: Optional[str] = None,
+    set: Optional[List[str]] = None,
+) -> str: ...

@@ -9,6 +9,7 @@ use contactbench::model::ModelError;
 use contactbench::problem::io::ProblemFileError;
 use contactbench::problem::ProblemError;
 use contactbench::simulation::recorder::RecordError;
+use contactbench::simulation::trajectory::TrajectoryError;
 use contactbench::simulation::{ScenarioError, SimulationError, StepDerivativeError, StepError};
 use contactbench::solvers::SolverError;
 use pyo3::exceptions::PyRuntimeError;
@@ -348,6 +349,30 @@ impl PythonError for Wrapped<'_> {
         match self.error {
             SimulationError::Solver(e) => e.location(),
             _ => Location::default(),
+        }
+    }
+}
+
+impl PythonError for TrajectoryError {
+    fn class(&self) -> &'static str {
+        match self {
+            TrajectoryError::Scenario(e) => e.class(),
+            TrajectoryError::Dynamics(e) => e.class(),
+            TrajectoryError::Record(_)
+            | TrajectoryError::NotARun { .. }
+            | TrajectoryError::Columns { .. } => "RecordError",
+        }
+    }
+    fn location(&self) -> Location {
+        match self {
+            TrajectoryError::Scenario(e) => e.location(),
+            TrajectoryError::Record(e) => e.location(),
+            TrajectoryError::Dynamics(_) => Location::default(),
+            TrajectoryError::NotARun { dir: path, .. }
+            | TrajectoryError::Columns { file: path, .. } => Location {
+                path: Some(path.display().to_string()),
+                ..Location::default()
+            },
         }
     }
 }

@@ -11,6 +11,7 @@ mod robot;
 mod scenario;
 mod simulator;
 mod solvers;
+mod viewer;
 
 use pyo3::prelude::*;
 
@@ -41,5 +42,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<scenario::PyRun>()?;
     m.add_function(wrap_pyfunction!(scenario::run_scenario, m)?)?;
     m.add_class::<simulator::PySimulator>()?;
+    m.add_function(wrap_pyfunction!(viewer::run_trajectory, m)?)?;
+    m.add_function(wrap_pyfunction!(viewer::write_run, m)?)?;
     Ok(())
 }

@@ -1,13 +1,16 @@
 //! `contactbench view`: a scenario simulated with one solver, written as an animated glTF
 //! binary file (links, bodies, ground, contact points, normals and forces per step) and/or
-//! a still picture (PNG) of one instant.
+//! a still picture (PNG) of one instant. Given a run folder, the scenario (with its
+//! overrides) and the solver are those the run recorded.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use contactbench::report::snapshot::scene_png;
 use contactbench::simulation::runner::simulator;
+use contactbench::simulation::trajectory::{read_run_summary, run_scenario};
 use contactbench::simulation::view::{export_glb, scene_at};
+use contactbench::simulation::Scenario;
 
 use super::common::{load_scenarios, UsageError};
 use super::out::outln;
@@ -15,9 +18,10 @@ use super::out::outln;
 /// Arguments of `contactbench view`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The scenario file (YAML).
+    /// The scenario file (YAML), or a run folder (`OUT/<scenario>/<solver>` of `run --out
+    /// OUT`): the scenario, overrides and solver it recorded.
     pub scenario: PathBuf,
-    /// The solver. Default: the scenario's first.
+    /// The solver. Default: the run folder's, or the scenario's first.
     #[arg(long)]
     pub solver: Option<String>,
     /// Change a scenario value before running, `path=value` (repeatable).
@@ -49,10 +53,27 @@ fn check_free(path: &Path, force: bool) -> Result<(), UsageError> {
     Ok(())
 }
 
+/// The scenario of the run in `dir` (the file and overrides it recorded, then `overrides`)
+/// and the solver it ran.
+fn recorded_scenario(
+    dir: &Path,
+    overrides: &[String],
+) -> anyhow::Result<(Scenario, Option<String>)> {
+    let summary = read_run_summary(dir)?;
+    let scenario = run_scenario(dir, &summary, overrides)?;
+    Ok((scenario, Some(summary.solver)))
+}
+
 /// Runs the command.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let scenario = load_scenarios(std::slice::from_ref(&args.scenario), &args.overrides)?.remove(0);
-    let spec = match &args.solver {
+    let (scenario, recorded_solver) = match args.scenario.is_dir() {
+        true => recorded_scenario(&args.scenario, &args.overrides)?,
+        false => (
+            load_scenarios(std::slice::from_ref(&args.scenario), &args.overrides)?.remove(0),
+            None,
+        ),
+    };
+    let spec = match args.solver.as_ref().or(recorded_solver.as_ref()) {
         Some(text) => scenario.solver_override(text)?,
         None => scenario.solver_specs().remove(0),
     };

@@ -103,6 +103,7 @@ impl FreeBodiesBuilder {
         }
         self.model.geometries.push(super::CollisionGeometry {
             name: name.to_string(),
+            link: name.to_string(),
             parent_joint: j,
             placement: Isometry3::identity(),
             shape,

@@ -47,6 +47,9 @@ pub enum GeometryShape {
 pub struct CollisionGeometry {
     /// Name (URDF link name with an index, or a scenario's name).
     pub name: String,
+    /// The link carrying it (the URDF link, or the geometry's name for one added by
+    /// name); an SRDF's `<disable_collisions>` names links.
+    pub link: String,
     /// Index of the joint whose body carries it (0 is the world).
     pub parent_joint: usize,
     /// Placement of the geometry in the joint's frame.

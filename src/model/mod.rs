@@ -17,7 +17,7 @@ pub mod urdf;
 pub mod user_robots;
 mod xml;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use nalgebra::{DVector, Isometry3, Unit, Vector3, Vector6};
@@ -383,6 +383,9 @@ pub struct Model {
     pub gravity: Vector3<f64>,
     /// Named reference configurations (from an SRDF), each of dimension nq.
     pub reference_configurations: BTreeMap<String, DVector<f64>>,
+    /// Pairs of links never tested against each other (an SRDF's
+    /// `<disable_collisions link1 link2/>`), each stored in name order.
+    pub disabled_collisions: BTreeSet<(String, String)>,
     /// What loading noticed without refusing (an inertia that violates the triangle
     /// inequality, as Allegro's `link_3.0` does by 20 %), each naming its link.
     pub notes: Vec<String>,
@@ -421,6 +424,7 @@ impl Model {
             gravity: GRAVITY,
             notes: Vec::new(),
             reference_configurations: BTreeMap::new(),
+            disabled_collisions: BTreeSet::new(),
             nq: 0,
             nv: 0,
         }
@@ -553,6 +557,7 @@ impl Model {
         self.check_joint(joint)?;
         self.geometries.push(CollisionGeometry {
             name: name.to_string(),
+            link: name.to_string(),
             parent_joint: joint,
             placement,
             shape,

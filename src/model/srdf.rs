@@ -1,7 +1,12 @@
-//! Reference configurations from an SRDF file (`<group_state name="..."><joint name value/>`),
-//! as Pinocchio's `loadReferenceConfigurations`: each starts from the neutral configuration
-//! and overrides the joints it names. Joints of the SRDF that the model does not have (a
-//! reduced model) are skipped, as Pinocchio does.
+//! What an SRDF file says of a model, as Pinocchio reads it:
+//! - reference configurations (`<group_state name="..."><joint name value/>`), as
+//!   `loadReferenceConfigurations`: each starts from the neutral configuration and
+//!   overrides the joints it names;
+//! - link pairs that never collide (`<disable_collisions link1 link2/>`), as
+//!   `removeCollisionPairs`.
+//!
+//! Joints and links of the SRDF that the model does not have (a reduced model) are
+//! skipped, as Pinocchio does.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -15,7 +20,8 @@ use super::{xml, JointKind, Model, ModelError};
 pub const MAX_REFERENCE_VALUES: usize = 1 << 23;
 
 impl Model {
-    /// Reads every `group_state` of an SRDF file into [`Model::reference_configurations`].
+    /// Reads every `group_state` of an SRDF file into [`Model::reference_configurations`]
+    /// and every `disable_collisions` into [`Model::disabled_collisions`].
     pub fn load_srdf(&mut self, path: impl AsRef<Path>) -> Result<(), ModelError> {
         let file = path.as_ref();
         let err = |message: String| ModelError::Srdf {
@@ -68,7 +74,27 @@ impl Model {
         if let Some((name, q)) = current.take() {
             self.reference_configurations.insert(name, q);
         }
+        for e in elements
+            .iter()
+            .filter(|e| e.depth == 1 && e.name == "disable_collisions")
+        {
+            let pair = disabled_pair(e).map_err(err)?;
+            self.disabled_collisions.insert(pair);
+        }
         Ok(())
+    }
+
+    /// True when the bodies of joints `a` and `b` are tested against each other by
+    /// self-collision: distinct bodies that are not parent and child (the joint between
+    /// them holds them in contact), whose links the SRDF does not disable.
+    pub fn self_collision_allowed(&self, a: usize, link_a: &str, b: usize, link_b: &str) -> bool {
+        let adjacent = |i: usize, j: usize| j != 0 && self.joints[j].parent == i;
+        a != b
+            && !adjacent(a, b)
+            && !adjacent(b, a)
+            && !self
+                .disabled_collisions
+                .contains(&ordered_pair(link_a, link_b))
     }
 
     fn set_srdf_joint(
@@ -110,4 +136,21 @@ impl Model {
         }
         Ok(())
     }
+}
+
+/// The two names in order.
+fn ordered_pair(a: &str, b: &str) -> (String, String) {
+    match a <= b {
+        true => (a.to_string(), b.to_string()),
+        false => (b.to_string(), a.to_string()),
+    }
+}
+
+/// The link pair of a `<disable_collisions link1=".." link2=".."/>` element.
+fn disabled_pair(e: &xml::Element) -> Result<(String, String), String> {
+    let link = |key: &str| {
+        e.attribute(key)
+            .ok_or_else(|| format!("line {}: <disable_collisions> without {key}", e.line))
+    };
+    Ok(ordered_pair(link("link1")?, link("link2")?))
 }

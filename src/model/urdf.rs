@@ -341,6 +341,7 @@ impl UrdfBuilder<'_> {
             let shape = self.shape(&link.name, collision)?;
             model.geometries.push(CollisionGeometry {
                 name: format!("{}_{n}", link.name),
+                link: link.name.clone(),
                 parent_joint: joint,
                 placement: placement * collision.origin,
                 shape,

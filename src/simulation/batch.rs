@@ -160,7 +160,7 @@ fn run_job(
     dir: &Path,
     steps: &ProgressBar,
 ) -> Result<RunSummary, RecordError> {
-    let mut writer = RunWriter::create(dir)?;
+    let mut writer = RunWriter::create(dir)?.with_origin(job.scenario.origin());
     let mut counted = 0;
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         let mut counting = Counting {

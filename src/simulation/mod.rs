@@ -14,6 +14,7 @@ pub mod shards;
 pub mod step;
 pub mod sweep;
 pub mod timing;
+pub mod trajectory;
 pub mod view;
 pub mod world;
 

@@ -152,6 +152,7 @@ pub fn drive(
         q_names: sim.world().q_names(),
         v_names: sim.world().v_names(),
         task: sim.world().trot.is_some(),
+        origin: Some(scenario.origin()),
     })?;
     let first = match sim.initial_record() {
         Ok(first) => first,

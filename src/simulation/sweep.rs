@@ -77,7 +77,10 @@ fn configure(
     let mut scenario = scenario.clone();
     let mut settings = solver.settings().clone();
     match kind {
-        SweepKind::TimeStep => scenario.simulation.dt = value,
+        SweepKind::TimeStep => {
+            scenario.simulation.dt = value;
+            scenario.overrides.push(format!("simulation.dt={value}"));
+        }
         SweepKind::Tolerance => {
             settings.stop = crate::solvers::Criterion::Absolute;
             settings.eps_abs = value;

@@ -15,7 +15,7 @@ use nalgebra::{Isometry3, Rotation3, UnitQuaternion, Vector3};
 use serde_json::{json, Value};
 use thiserror::Error;
 
-use super::recorder::StepRecord;
+use super::recorder::ContactRecord;
 use super::step::{Simulator, StepError};
 use super::world::{Role, World};
 use crate::collision::{contact, contact_frame, ContactSettings, Core, HeightField, Shape};
@@ -54,19 +54,11 @@ pub enum ViewError {
     },
 }
 
-/// A contact at one frame: where, along which normal, with which force (world axes, N).
-#[derive(Debug, Clone, Copy)]
-struct FrameContact {
-    point: Vector3<f64>,
-    normal: Vector3<f64>,
-    force: Vector3<f64>,
-}
-
 /// One animation frame: the time, the world pose of each shown object, the contacts.
 struct Frame {
     time: f64,
     poses: Vec<Isometry3<f64>>,
-    contacts: Vec<FrameContact>,
+    contacts: Vec<SceneContact>,
 }
 
 /// What was written.
@@ -107,7 +99,7 @@ pub fn export_glb(
             .step()
             .map_err(|source| ViewError::Step { step: k, source })?;
         if k.is_multiple_of(every) || k == steps {
-            let contacts = frame_contacts(sim.world(), &mut data, &q_start, &record, dt)?;
+            let contacts = frame_contacts(sim.world(), &mut data, &q_start, &record.contacts, dt)?;
             let q = sim.state().0.clone();
             frames.push(frame_at(
                 sim.world(),
@@ -187,7 +179,7 @@ pub fn scene_at(mut sim: Simulator, steps: usize, dt: f64, time: f64) -> Result<
             .map_err(|source| ViewError::Step { step: k, source })?;
         now = record.time;
         if k == last {
-            contacts = frame_contacts(sim.world(), &mut data, &q_start, &record, dt)?;
+            contacts = frame_contacts(sim.world(), &mut data, &q_start, &record.contacts, dt)?;
         }
     }
     let world = sim.world();
@@ -221,20 +213,12 @@ pub fn scene_at(mut sim: Simulator, steps: usize, dt: f64, time: f64) -> Result<
     Ok(Scene {
         time: now,
         objects,
-        contacts: frame
-            .contacts
-            .iter()
-            .map(|c| SceneContact {
-                point: c.point,
-                normal: c.normal,
-                force: c.force,
-            })
-            .collect(),
+        contacts: frame.contacts,
     })
 }
 
 /// The objects drawn: the ground, the robot's link geometry, the bodies.
-fn shown_objects(world: &World) -> Vec<usize> {
+pub(crate) fn shown_objects(world: &World) -> Vec<usize> {
     world
         .objects
         .iter()
@@ -250,7 +234,7 @@ fn frame_at(
     q: &nalgebra::DVector<f64>,
     shown: &[usize],
     time: f64,
-    contacts: &[FrameContact],
+    contacts: &[SceneContact],
 ) -> Result<Frame, ViewError> {
     dynamics::forward_kinematics(&world.model, data, q)?;
     let poses = shown
@@ -266,13 +250,13 @@ fn frame_at(
 
 /// The step's contacts with their normal (the pair's contact recomputed at the step's
 /// starting configuration, where it was detected) and force `f = R λ / dt`.
-fn frame_contacts(
+pub(crate) fn frame_contacts(
     world: &World,
     data: &mut Data,
     q_start: &nalgebra::DVector<f64>,
-    record: &StepRecord,
+    solved: &[ContactRecord],
     dt: f64,
-) -> Result<Vec<FrameContact>, ViewError> {
+) -> Result<Vec<SceneContact>, DynamicsError> {
     dynamics::forward_kinematics(&world.model, data, q_start)?;
     let index: HashMap<&str, usize> = world
         .objects
@@ -285,7 +269,7 @@ fn frame_contacts(
         ..Default::default()
     };
     let mut contacts = Vec::new();
-    for c in &record.contacts {
+    for c in solved {
         let point = Vector3::from(c.point);
         let pair = c
             .pair
@@ -303,7 +287,7 @@ fn frame_contacts(
             .map_or(Vector3::z(), |found| found.normal);
         let frame: Rotation3<f64> = contact_frame(&normal);
         let force = frame * Vector3::from(c.lambda) / dt;
-        contacts.push(FrameContact {
+        contacts.push(SceneContact {
             point,
             normal,
             force,
@@ -324,9 +308,9 @@ fn write_file(path: &Path, bytes: &[u8]) -> Result<(), ViewError> {
 
 /// A triangle mesh: positions and counter-clockwise triangles.
 #[derive(Debug, Clone, Default)]
-struct Mesh {
-    positions: Vec<Vector3<f64>>,
-    triangles: Vec<[u32; 3]>,
+pub(crate) struct Mesh {
+    pub(crate) positions: Vec<Vector3<f64>>,
+    pub(crate) triangles: Vec<[u32; 3]>,
 }
 
 /// A UV sphere of `radius` whose upper half is raised by `half_length` and lower half
@@ -413,7 +397,7 @@ fn cuboid(h: &Vector3<f64>) -> Mesh {
 }
 
 /// The triangles of a shape (the ground: a 4 m square at z = 0).
-fn shape_mesh(shape: &Shape) -> Mesh {
+pub(crate) fn shape_mesh(shape: &Shape) -> Mesh {
     let r = shape.radius;
     match &shape.core {
         Core::Point => swept_sphere(r, 0.0, Vector3::repeat(1.0)),
@@ -655,7 +639,7 @@ fn glb(world: &World, shown: &[usize], frames: &[Frame]) -> Vec<u8> {
                 .iter()
                 .map(|f| at(f).map_or(Vector3::zeros(), |c| c.point));
             animate(&mut buffer, node, "translation", flat3(position));
-            let direction = |c: FrameContact| match name {
+            let direction = |c: SceneContact| match name {
                 "force" => c.force,
                 _ => c.normal,
             };
@@ -663,7 +647,7 @@ fn glb(world: &World, shown: &[usize], frames: &[Frame]) -> Vec<u8> {
                 .iter()
                 .map(|f| at(f).map_or(UnitQuaternion::identity(), |c| along(&direction(c))));
             animate(&mut buffer, node, "rotation", flat4(rotation));
-            let length = |c: FrameContact| match name {
+            let length = |c: SceneContact| match name {
                 "force" => c.force.norm() * force_scale,
                 "normal" => NORMAL_LENGTH,
                 _ => 1.0,

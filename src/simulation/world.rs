@@ -12,7 +12,10 @@
 //!   points it rests on ([`crate::collision::ground_points`]: a box's corners, a capsule's
 //!   end balls, a mesh hull's vertices), each its own object so that a face carries a
 //!   contact at each corner; free bodies touch the links' geometry (convex hulls of the
-//!   meshes); no self-collision.
+//!   meshes);
+//! - with `world.self_collision`, the robot's link geometries touch each other, except on
+//!   one body, on a parent and its child, and on link pairs the SRDF disables
+//!   ([`Model::self_collision_allowed`]).
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -191,8 +194,12 @@ impl World {
             .iter()
             .map(|b| matches!(b.shape, ShapeSpec::Sphere(_)))
             .collect();
+        let mut allowed = allowed_pairs(&objects, &is_sphere);
+        if scenario.world.self_collision {
+            allowed.extend(self_collision_pairs(&model, &objects));
+        }
         let filter = PairFilter {
-            allowed: Some(allowed_pairs(&objects, &is_sphere)),
+            allowed: Some(allowed),
             ..Default::default()
         };
         let Start {
@@ -707,6 +714,29 @@ fn allowed_pairs(objects: &[WorldObject], is_sphere: &[bool]) -> PairSet {
             let (a, b) = (objects[i].role, objects[j].role);
             if may_touch(a, b, is_sphere) || may_touch(b, a, is_sphere) {
                 pairs.insert((i, j));
+            }
+        }
+    }
+    pairs
+}
+
+/// The pairs of the robot's link geometries that collide with each other (module docs).
+fn self_collision_pairs(model: &Model, objects: &[WorldObject]) -> Vec<(usize, usize)> {
+    let links: Vec<(usize, &str)> = objects
+        .iter()
+        .enumerate()
+        .filter(|(_, o)| o.role == Role::RobotLink)
+        .filter_map(|(i, o)| {
+            let geometry = model.geometries.iter().find(|g| g.name == o.name)?;
+            Some((i, geometry.link.as_str()))
+        })
+        .collect();
+    let mut pairs = Vec::new();
+    for (k, &(i, link_i)) in links.iter().enumerate() {
+        for &(j, link_j) in &links[k + 1..] {
+            let (a, b) = (objects[i].joint, objects[j].joint);
+            if model.self_collision_allowed(a, link_i, b, link_j) {
+                pairs.push((i, j));
             }
         }
     }

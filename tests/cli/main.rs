@@ -11,3 +11,4 @@ mod solve;
 mod solve_derivatives;
 mod support;
 mod user_files;
+mod view_run;

@@ -284,6 +284,47 @@ fn bad_srdf() {
 }
 
 #[test]
+fn srdf_disabled_collision_pairs_are_read_in_name_order() {
+    let text = format!(
+        r#"<robot name="r">{LINK_A}{LINK_B}{}</robot>"#,
+        joint("j", "revolute", "a", "b")
+    );
+    let (_, model) = load("srdf_pairs_robot.urdf", &text);
+    let mut model = model.unwrap();
+    let srdf = write(
+        "pairs.srdf",
+        r#"<robot name="r"><disable_collisions link1="b" link2="a" reason="Adjacent"/></robot>"#,
+    );
+    model.load_srdf(&srdf).unwrap();
+    let pairs: Vec<(String, String)> = model.disabled_collisions.iter().cloned().collect();
+    assert_eq!(pairs, vec![("a".to_string(), "b".to_string())]);
+    assert!(!model.self_collision_allowed(0, "a", 1, "b"));
+}
+
+#[test]
+fn a_malformed_srdf_is_refused_naming_its_file_and_line() {
+    let (_, model) = load(
+        "srdf_lines_robot.urdf",
+        &format!(r#"<robot name="r">{LINK_A}</robot>"#),
+    );
+    let mut model = model.unwrap();
+    let missing = write(
+        "missing_link2.srdf",
+        "<robot name=\"r\">\n\n  <disable_collisions link1=\"a\"/>\n</robot>\n",
+    );
+    let err = model.load_srdf(&missing).unwrap_err();
+    assert!(matches!(err, ModelError::Srdf { .. }), "{err:?}");
+    assert_names(&err, &["missing_link2.srdf", "line 3", "link2"]);
+    let unclosed = write(
+        "unclosed.srdf",
+        "<robot name=\"r\">\n  <disable_collisions link1=\"a\" link2=\"b\">\n</robot>\n",
+    );
+    let err = model.load_srdf(&unclosed).unwrap_err();
+    assert!(matches!(err, ModelError::Srdf { .. }), "{err:?}");
+    assert_names(&err, &["unclosed.srdf", "line 3"]);
+}
+
+#[test]
 fn wrong_sizes_unknown_frames_and_bad_configurations() {
     let model = load_robot("solo12").unwrap();
     let mut data = Data::new(&model);

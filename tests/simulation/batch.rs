@@ -73,6 +73,7 @@ fn free_fall(scenario: &Scenario, spec: &dyn SolverFactory) -> Result<RunRecord,
         failure: None,
         analytical_energy: Some(vec![9.81; 11]),
         warnings: Vec::new(),
+        origin: None,
     })
 }
 

@@ -10,6 +10,7 @@ mod physics;
 mod robot_geometry;
 mod scenario_errors;
 mod scenario_numbers;
+mod self_collision;
 mod step_metrics;
 mod sweep;
 mod view;

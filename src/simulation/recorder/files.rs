@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::summary::{status_tag, SummaryBuilder};
-use super::{columns, RecordError, Recorder, RunHeader, RunSummary, StepRecord};
+use super::{columns, RecordError, Recorder, RunHeader, RunSummary, ScenarioOrigin, StepRecord};
 use crate::metrics::ProblemMetrics;
 
 /// A float in Rust's shortest round-trip form (`{:?}`: `0.1`, `1e-7`, `NaN`, `inf`).
@@ -27,6 +27,7 @@ pub struct RunWriter {
     contacts: Option<csv::Writer<File>>,
     builder: SummaryBuilder,
     started: bool,
+    origin: Option<ScenarioOrigin>,
 }
 
 impl RunWriter {
@@ -42,7 +43,23 @@ impl RunWriter {
             dir: dir.to_path_buf(),
             builder: SummaryBuilder::new(RunHeader::default()),
             started: false,
+            origin: None,
         })
+    }
+
+    /// Records `origin` in the summary when the run's header does not name one (a runner
+    /// that builds its world in code).
+    pub fn with_origin(mut self, origin: ScenarioOrigin) -> Self {
+        self.origin = Some(origin);
+        self
+    }
+
+    /// `header` with this writer's origin when it has none.
+    fn completed(&self, mut header: RunHeader) -> RunHeader {
+        if header.origin.is_none() {
+            header.origin = self.origin.clone();
+        }
+        header
     }
 
     fn csv_error(&self, file: &str, error: csv::Error) -> RecordError {
@@ -75,8 +92,9 @@ impl RunWriter {
         failure: Option<String>,
     ) -> Result<RunSummary, RecordError> {
         if !self.started {
-            self.builder.set_header(header.clone());
-            self.write_headers(header)?;
+            let header = self.completed(header.clone());
+            self.write_headers(&header)?;
+            self.builder.set_header(header);
         }
         for (file, writer) in [
             ("steps.csv", self.steps.take()),
@@ -104,6 +122,7 @@ impl RunWriter {
 impl Recorder for RunWriter {
     fn start(&mut self, header: RunHeader) -> Result<(), RecordError> {
         self.write_headers(&header)?;
+        let header = self.completed(header);
         self.builder.set_header(header);
         Ok(())
     }

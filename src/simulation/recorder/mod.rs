@@ -192,6 +192,19 @@ pub struct RunHeader {
     pub v_names: Vec<String>,
     /// The run has a walking task (its columns, [`columns::TASK`]).
     pub task: bool,
+    /// The scenario file and overrides the run was made from.
+    pub origin: Option<ScenarioOrigin>,
+}
+
+/// Where a run's scenario came from: reloading `file` with `overrides` gives the world the
+/// run simulated (`contactbench view RUN`, `contactbench.export_rerun`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioOrigin {
+    /// The scenario file, absolute.
+    pub file: std::path::PathBuf,
+    /// The `path=value` overrides applied to it, in order.
+    pub overrides: Vec<String>,
 }
 
 /// Where a run's steps go as they are computed.
@@ -228,6 +241,8 @@ pub struct RunRecord {
     pub v_names: Vec<String>,
     /// The run has a walking task.
     pub task: bool,
+    /// The scenario file and overrides the run was made from.
+    pub origin: Option<ScenarioOrigin>,
     /// The steps, from the initial state on.
     pub steps: Vec<StepRecord>,
     /// Why the run stopped early, if it did.
@@ -246,6 +261,7 @@ impl Recorder for RunRecord {
         self.q_names = header.q_names;
         self.v_names = header.v_names;
         self.task = header.task;
+        self.origin = header.origin;
         Ok(())
     }
 
@@ -273,6 +289,7 @@ impl RunRecord {
             q_names: self.q_names.clone(),
             v_names: self.v_names.clone(),
             task: self.task,
+            origin: self.origin.clone(),
         }
     }
 

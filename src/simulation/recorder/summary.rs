@@ -190,6 +190,10 @@ pub struct RunSummary {
     /// What the run noticed without stopping (a body that ended below the ground).
     #[serde(default)]
     pub warnings: Vec<String>,
+    /// The scenario file and overrides the run was made from (absent in runs recorded
+    /// before it was kept, and for a world built in code).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<super::ScenarioOrigin>,
 }
 
 impl RunSummary {
@@ -334,6 +338,7 @@ impl SummaryBuilder {
         RunSummary {
             scenario: self.header.scenario.clone(),
             solver: self.header.solver.clone(),
+            origin: self.header.origin.clone(),
             outcome: outcome.into(),
             failure,
             dt: self.header.dt,

@@ -132,6 +132,12 @@ impl Scenario {
                 ));
             }
         }
+        if self.world.self_collision && self.world.robot.is_none() {
+            return Err(invalid(
+                "world.self_collision".into(),
+                "applies to a robot's links; the scenario has no robot".into(),
+            ));
+        }
         if self.world.robot.is_none() && self.world.bodies.is_empty() {
             return Err(invalid(
                 "world".into(),

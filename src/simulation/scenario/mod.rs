@@ -52,6 +52,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 use thiserror::Error;
 
+use super::recorder::ScenarioOrigin;
 use crate::problem::StepParameters;
 use crate::solvers::SolverSpec;
 use yaml::{apply_override, from_tree, parse_tree, parse_typed};
@@ -165,9 +166,19 @@ impl Scenario {
         }
         scenario.source = file.to_path_buf();
         scenario.text = text.to_string();
+        scenario.overrides = overrides.to_vec();
         scenario.expand_generated()?;
         scenario.validate(text, file)?;
         Ok(scenario)
+    }
+
+    /// The file (made absolute against the working directory) and overrides this scenario
+    /// was loaded from.
+    pub fn origin(&self) -> ScenarioOrigin {
+        ScenarioOrigin {
+            file: std::path::absolute(&self.source).unwrap_or_else(|_| self.source.clone()),
+            overrides: self.overrides.clone(),
+        }
     }
 
     /// The step parameters of this scenario.

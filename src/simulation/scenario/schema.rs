@@ -45,6 +45,9 @@ pub struct Scenario {
     /// The file's text, to locate fields in later messages.
     #[serde(skip)]
     pub text: String,
+    /// The `path=value` overrides applied to the file's text (set by the loader).
+    #[serde(skip)]
+    pub overrides: Vec<String>,
 }
 
 /// The world: a robot from the manifest and/or built-in free-flying bodies.
@@ -84,6 +87,12 @@ pub struct WorldSpec {
     /// geometry otherwise ([`WorldSpec::robot_collision_mode`]).
     #[serde(default)]
     pub robot_collision: Option<RobotCollision>,
+    /// Collide the robot's links with each other: every pair of link geometries on
+    /// distinct bodies that are not parent and child, less the pairs the SRDF's
+    /// `<disable_collisions>` names. Default `false`: the pairs grow with the square of the
+    /// links (Talos: hundreds of mesh pairs per step) and the paper's scenarios have none.
+    #[serde(default)]
+    pub self_collision: bool,
     /// Pose of a fixed-base robot's root in the world. Default identity.
     #[serde(default)]
     pub robot_pose: Option<Pose>,
