@@ -389,7 +389,7 @@ fn uncoupled_bodies_split_as_the_root_sum_of_squares_of_their_own_splits() {
 fn a_sliding_cube_s_recorded_steps_split_on_the_friction_rays_near_clarabel() {
     // scenarios/cube_slide.yaml with ncp-admm at eps_rel = 1e-6 while it slides (it stops
     // at 0.255 s): its answers lie within 1e-6 of their faces, not exactly on them. Every
-    // step is split without clarabel, within the stated gap of clarabel's split.
+    // step is split without clarabel, within 5e-6 ‖λ‖∞ of clarabel's split (1.1e-6 measured).
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/cube_slide.yaml");
     let scenario = Scenario::load(&path, &["simulation.duration=0.25".to_string()])
         .unwrap_or_else(|e| panic!("{e}"));
@@ -422,6 +422,6 @@ fn a_sliding_cube_s_recorded_steps_split_on_the_friction_rays_near_clarabel() {
         split += 1;
     }
     println!("{split} steps split on the rays, largest gap to clarabel {worst:e} of ‖λ‖∞");
-    assert!(split >= 240, "{split} steps");
-    assert!(worst <= 1e-3, "largest gap {worst:e} of ‖λ‖∞");
+    assert_eq!(split, 250, "steps with contacts");
+    assert!(worst <= 5e-6, "largest gap {worst:e} of ‖λ‖∞");
 }
