@@ -148,13 +148,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if !args.sweeps.is_empty() {
         return run_sweep(&args, &spec);
     }
-    let settings = StepBenchSettings {
-        settle: args.settle,
-        steps: args.steps,
-        repeats: args.repeats,
-        record: !args.no_record && !args.derivatives,
-        derivatives: args.derivatives,
-    };
+    let settings = step_bench_settings(&args);
     let report = bench_steps(&scenario, &spec, args.metrics.into(), &settings)?;
     let output = Output {
         scenario: &scenario.name,
@@ -170,6 +164,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         print_table(&output);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The block sizes and what each step does, from the command line.
+fn step_bench_settings(args: &Args) -> StepBenchSettings {
+    StepBenchSettings {
+        settle: args.settle,
+        steps: args.steps,
+        repeats: args.repeats,
+        record: !args.no_record && !args.derivatives,
+        derivatives: args.derivatives,
+    }
 }
 
 /// One scene of a `--sweep`.
@@ -196,13 +201,7 @@ struct SweepOutput<'a> {
 
 /// `bench-step --sweep`: one measurement per scene, then the growth exponent.
 fn run_sweep(args: &Args, spec: &SolverSpec) -> anyhow::Result<ExitCode> {
-    let settings = StepBenchSettings {
-        settle: args.settle,
-        steps: args.steps,
-        repeats: args.repeats,
-        record: !args.no_record && !args.derivatives,
-        derivatives: args.derivatives,
-    };
+    let settings = step_bench_settings(args);
     let mut points = Vec::with_capacity(args.sweeps.len());
     let mut name = String::new();
     for set in &args.sweeps {

@@ -3,6 +3,7 @@
 use std::collections::BTreeSet;
 
 use super::claims::{num, Claim, Comparison, Verdict};
+use super::Experiment;
 
 /// One earlier claim whose verdict differs now, beside one claim that tests it now
 /// (`now` empty: the claim is no longer made).
@@ -208,6 +209,16 @@ fn why_text(c: &Claim) -> String {
 }
 
 impl Page {
+    /// An empty page headed with `experiment`'s id, title and place in the paper.
+    pub fn headed(experiment: &dyn Experiment) -> Self {
+        Page {
+            id: experiment.id().into(),
+            title: experiment.title().into(),
+            paper_ref: experiment.paper_ref().into(),
+            ..Page::default()
+        }
+    }
+
     /// How many claims hold, do not hold, are not measurable.
     pub fn tally(&self) -> Tally {
         Tally::of(&self.claims)

@@ -439,6 +439,16 @@ impl ContactAssembly {
 
     /// `J` (`3n × nv`) by its rows on the supports (`O(n · depth)`, no `3n × nv` matrix).
     fn sparse_jacobian(&self) -> Result<CsrMatrix<f64>, ProblemError> {
+        self.rows_on_supports("J", |i, position, _| self.entries_of(i)[position])
+    }
+
+    /// A `3n × nv` matrix whose contact `i`'s three rows are nonzero on its support only,
+    /// `value(i, position in the support, dof)` giving the three rows at that dof.
+    fn rows_on_supports(
+        &self,
+        field: &'static str,
+        value: impl Fn(usize, usize, usize) -> Vector3<f64>,
+    ) -> Result<CsrMatrix<f64>, ProblemError> {
         let (n, nv) = (self.n, self.nv);
         let mut offsets = Vec::with_capacity(3 * n + 1);
         offsets.push(0);
@@ -446,18 +456,18 @@ impl ContactAssembly {
         let mut values = Vec::with_capacity(3 * self.support.len());
         for i in 0..n {
             // Supports are in decreasing dof order, CSR rows in increasing order.
-            let (support, entries) = (self.support_of(i), self.entries_of(i));
+            let support = self.support_of(i);
             for r in [0, 1, 2] {
-                for (&k, column) in support.iter().zip(entries).rev() {
+                for (position, &k) in support.iter().enumerate().rev() {
                     indices.push(k);
-                    values.push(column[r]);
+                    values.push(value(i, position, k)[r]);
                 }
                 offsets.push(indices.len());
             }
         }
         CsrMatrix::try_from_csr_data(3 * n, nv, offsets, indices, values).map_err(|what| {
             ProblemError::Size {
-                field: "J",
+                field,
                 expected: "contact rows on their supports".into(),
                 got: what.to_string(),
             }
@@ -468,30 +478,14 @@ impl ContactAssembly {
     /// rows on its support, and the diagonal `D` of `M = Lᵀ D L` in the place of the mass
     /// matrix of [`FactorizedDelassus`] (module docs of [`super::delassus`]).
     fn factorized_operator(&self, factor: &MassLtdl) -> Result<FactorizedDelassus, ProblemError> {
-        let (n, nv) = (self.n, self.nv);
-        let mut offsets = Vec::with_capacity(3 * n + 1);
-        offsets.push(0);
-        let mut indices = Vec::with_capacity(3 * self.support.len());
-        let mut values = Vec::with_capacity(3 * self.support.len());
-        for i in 0..n {
-            let (support, y) = (self.support_of(i), &self.y[i * nv..(i + 1) * nv]);
-            // Row r of Yᵀ for the contact's three rows; supports are in decreasing dof
-            // order, CSR rows in increasing order.
-            for r in [0, 1, 2] {
-                for &k in support.iter().rev() {
-                    indices.push(k);
-                    values.push(y[k][r]);
-                }
-                offsets.push(indices.len());
-            }
-        }
+        let nv = self.nv;
+        // Row r of Yᵀ for each contact's three rows.
+        let y_t = self.rows_on_supports("Y", |i, _, k| self.y[i * nv + k])?;
         let invalid = |what: nalgebra_sparse::SparseFormatError| ProblemError::Size {
             field: "Y",
             expected: "contact rows on their supports".into(),
             got: what.to_string(),
         };
-        let y_t =
-            CsrMatrix::try_from_csr_data(3 * n, nv, offsets, indices, values).map_err(invalid)?;
         let d = CscMatrix::try_from_csc_data(
             nv,
             nv,

@@ -178,12 +178,7 @@ impl Experiment for Fig7 {
                 ],
             ),
         )?;
-        let mut page = Page {
-            id: self.id().into(),
-            title: self.title().into(),
-            paper_ref: self.paper_ref().into(),
-            ..Page::default()
-        };
+        let mut page = Page::headed(self);
         page.setup = vec![
             format!(
                 "{pairs} pairs of ellipsoids with semi-axes drawn from N(0.1, 0.025) m (seeds \

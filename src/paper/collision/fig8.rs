@@ -85,12 +85,7 @@ impl Experiment for Fig8 {
     }
 
     fn run(&self, ctx: &Context) -> Result<Page, PaperError> {
-        let mut page = Page {
-            id: self.id().into(),
-            title: self.title().into(),
-            paper_ref: self.paper_ref().into(),
-            ..Page::default()
-        };
+        let mut page = Page::headed(self);
         let bench = match mesh_bench(ctx.quick) {
             Ok(b) => b,
             Err(reason) => {

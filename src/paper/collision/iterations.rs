@@ -250,12 +250,7 @@ impl Experiment for Iterations {
             results.push(counts);
         }
         let (ellipsoids, cubes) = (&results[0], &results[1]);
-        let mut page = Page {
-            id: self.id().into(),
-            title: self.title().into(),
-            paper_ref: self.paper_ref().into(),
-            ..Page::default()
-        };
+        let mut page = Page::headed(self);
         page.setup = vec![
             format!(
                 "{per_category} problems per category and shape class, each a new pair with one \

@@ -178,12 +178,7 @@ impl Experiment for QpTable {
     }
 
     fn run(&self, ctx: &Context) -> Result<Page, PaperError> {
-        let mut page = Page {
-            id: self.id().into(),
-            title: self.title().into(),
-            paper_ref: self.paper_ref().into(),
-            ..Page::default()
-        };
+        let mut page = Page::headed(self);
         let (subjects, missing, corpus_lines) = match corpus(!ctx.quick) {
             Ok(c) => {
                 let (s, m) = subjects(&c).map_err(fail)?;

@@ -80,12 +80,7 @@ impl Experiment for Fig09 {
             .map(|r| r.and_then(complete))
             .collect::<Result<_, _>>()?;
         let per_direction = SOLVERS.len();
-        let mut page = Page {
-            id: self.id().into(),
-            title: self.title().into(),
-            paper_ref: self.paper_ref().into(),
-            ..Default::default()
-        };
+        let mut page = Page::headed(self);
         page.protocol = vec![
             ProtocolLine::new("cube", "cube.py --slide: a = 0.2 m, m = 1 kg, μ = 0.4, 8 corner spheres of 4 mm", "`scenarios/paper/cube_slide.yaml`: the same (spheres inset to touch the faces)"),
             ProtocolLine::new("launch", "v = +1.0 m/s along world y", "along y (the paper's) and at 30° from y"),

@@ -65,12 +65,7 @@ impl Experiment for Fig10 {
         )?;
         let record = |id| find(&runs, id, proto, Some(Knob::Dt(1e-3)));
         let measure = |id, f: fn(&RunRecord) -> f64| record(id).map_or(f64::NAN, f);
-        let mut page = Page {
-            id: self.id().into(),
-            title: self.title().into(),
-            paper_ref: self.paper_ref().into(),
-            ..Default::default()
-        };
+        let mut page = Page::headed(self);
         page.setup = vec![
             "Scenario `scenarios/paper/cube_slide.yaml` (launched at 1 m/s along y), Δt = 1 ms, 1.098 s, ContactBench's protocol with its `cube.py` tolerance 1e-9 (the Tab. III runs at 1 ms).".into(),
             "Top left: height of the cube's centre above its resting height. Right: `E − E_analytical` (J), the analytical energy from the MDP, `U(q0) + ½ m (v0 − μ g t)²`. D = max_t |E − E_analytical|.".into(),

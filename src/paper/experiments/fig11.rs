@@ -204,12 +204,7 @@ impl Experiment for Fig11 {
         let s_max = |id: SolverId, phase| max_in(&spurious(id), phase);
         let s_mean = |id: SolverId, phase| mean_in(&spurious(id), phase);
 
-        let mut page = Page {
-            id: self.id().into(),
-            title: self.title().into(),
-            paper_ref: self.paper_ref().into(),
-            ..Default::default()
-        };
+        let mut page = Page::headed(self);
         page.setup = vec![
             "Scenario `scenarios/paper/cube_push.yaml` (ContactBench's `cube.py --drag`): 1 kg cube on 4 mm corner spheres, F(t) = min(17.66, 39.24 t) N along y at the centre, **μ = 0.9** (cube.py's file has 0.4, which makes it slip at 0.10 s; the paper's ≈ 0.25 s and the 17.66 N = 2·0.9·g cap point to 0.9, docs/paper-protocol.md), Δt = 1 ms, 0.6 s, cold starts as in cube.py.".into(),
             format!("Per-contact solvers under ContactBench's protocol (tolerance 1e-9, at most {} sweeps); the ADMMs under ours (1e-9).", super::sliding::max_iter(ctx.quick)),

@@ -131,12 +131,7 @@ impl Experiment for Fig12 {
         let steps =
             |ratio: f64, name: &str| value(ratio, name, &|r| (r.steps.len().max(1) - 1) as f64);
 
-        let mut page = Page {
-            id: self.id().into(),
-            title: self.title().into(),
-            paper_ref: self.paper_ref().into(),
-            ..Default::default()
-        };
+        let mut page = Page::headed(self);
         page.setup = vec![
             "Scenario `scenarios/paper/cube_stack.yaml` (ContactBench's `examples/2cubes.py`): a 0.2 m cube on a 0.3 m cube, 4 mm corner spheres, μ = 0.9 everywhere (2cubes.py: 0.9 with the floor, 0.95 between the cubes; one friction per scenario here), K_b = 0, 100 steps of 1 ms. The light cube is wider than ContactBench's (both 0.2 m there) so that the heavy cube's corners rest on a face, not on edges.".into(),
             "Mass ratio r = m_heavy / m_light ∈ {1, 1e2, 1e4, 1e6} with m_heavy = √r kg and m_light = 1/√r kg (r = 1e6 is the paper's 1e3 kg on 1e-3 kg).".into(),

@@ -188,12 +188,7 @@ impl Experiment for Fig13 {
         };
         let (rank, rows, nv) = jacobian_rank()?;
 
-        let mut page = Page {
-            id: self.id().into(),
-            title: self.title().into(),
-            paper_ref: self.paper_ref().into(),
-            ..Default::default()
-        };
+        let mut page = Page::headed(self);
         page.setup = vec![
             "Scenario `scenarios/paper/solo_flat_feet.yaml`: Solo-12 in its `standing` pose under joint PD (20 N·m/rad, 0.5 N·m·s/rad), each foot carrying four 16 mm spheres whose centres form an 11 mm square, horizontal at the standing pose (a flat foot), μ = 0.9, K_b = 1e-4, Δt = 1 ms.".into(),
             format!("Under-determined: after one step the contact Jacobian has {rows} rows and rank {rank} (nv = {nv}), so λ has a {}-dimensional null space of Jᵀ in which internal forces live. With ContactBench's one sphere per foot (12 rows, rank 12) there is none.", rows.saturating_sub(rank)),

@@ -93,12 +93,7 @@ impl Experiment for Fig14 {
         let deviation = |id: SolverId, dt: f64| {
             find(&runs, id, proto, Some(Knob::Dt(dt))).map_or(f64::NAN, max_energy_deviation)
         };
-        let mut page = Page {
-            id: self.id().into(),
-            title: self.title().into(),
-            paper_ref: self.paper_ref().into(),
-            ..Default::default()
-        };
+        let mut page = Page::headed(self);
         page.setup = vec![
             "The runs of Tab. III under ContactBench's protocol (`scenarios/paper/cube_slide.yaml`, tolerance 1e-9, cold starts), Δt ∈ {1, 10, 100} ms.".into(),
             "Plotted: `E(t) − E_analytical(t)` with `E_analytical = U(q0) + ½ m (v0 − μ g t)²` until the analytical stop at 0.255 s (the paper plots E itself; its 0.5 J drop hides differences of 1e-3 J).".into(),

@@ -42,12 +42,7 @@ impl Experiment for Fig15 {
             |id, proto, eps| record(id, proto, eps).map_or(f64::NAN, max_energy_deviation);
         let dissipated =
             |id, proto, eps| record(id, proto, eps).map_or(f64::NAN, dissipated_fraction);
-        let mut page = Page {
-            id: self.id().into(),
-            title: self.title().into(),
-            paper_ref: self.paper_ref().into(),
-            ..Default::default()
-        };
+        let mut page = Page::headed(self);
         page.setup = vec![
             "The runs of Tab. IV (`scenarios/paper/cube_slide.yaml`, Δt = 1 ms), under the three protocols of Tab. IV's page: ContactBench's (forces), ContactBench's test in impulse units, ours.".into(),
             "Plotted: `E(t) − E_analytical(t)`. D = max_t |E − E_analytical| (J); dissipated fraction = (E(0) − E(t_stop)) ÷ ½ m v0² at the analytical stop t_stop = v0/(μg) = 0.255 s (1: as the analytical cube, 0: no dissipation).".into(),

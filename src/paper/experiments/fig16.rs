@@ -311,12 +311,7 @@ impl Experiment for Fig16 {
             trajectories.push((steps.len(), every, trajectory));
         }
 
-        let mut page = Page {
-            id: self.id().into(),
-            title: self.title().into(),
-            paper_ref: self.paper_ref().into(),
-            ..Default::default()
-        };
+        let mut page = Page::headed(self);
         page.setup = vec![
             format!("Solvers {}. The staggered projections (≈ 1-7 ms per solve) are left out.", SOLVERS.iter().map(|s| paper_name(*s)).collect::<Vec<_>>().join(", ")),
             "Each robot's trajectory is simulated once with its script's solver and settings (warm λ, state reset), and its contact problems recorded. Every solver then solves every recorded problem **cold** (λ0 = 0) and **warm** (λ0 = its own answer at the previous recorded step, contact by contact), its kept state (ρ, factorizations) reset before each solve, as ContactBench's bindings do.".into(),

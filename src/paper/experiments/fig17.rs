@@ -373,12 +373,7 @@ impl Experiment for Fig17 {
         let scenario = TROT_FLAT.load(&[format!("simulation.duration={duration}")])?;
         let target = scenario_target(&scenario);
         let walks = walk(&scenario)?;
-        let mut page = Page {
-            id: self.id().into(),
-            title: self.title().into(),
-            paper_ref: self.paper_ref().into(),
-            ..Default::default()
-        };
+        let mut page = Page::headed(self);
         page.setup = vec![
             format!("Scenario `{}`: Solo-12 (four 16 mm foot spheres) on flat ground, μ = 0.9, trotting towards a target of {} m/s along x (gait period 0.32 s, after 0.2 s on four feet and a ramp over one period), {duration} s at Δt = 1 ms.", TROT_FLAT.file, num(target)),
             format!("Models: {} (our protocol, warm starts). Compared with {}: the mean forward velocity over the second half (displacement ÷ time), the largest horizontal distance between base paths at the same step, the NCP criterion per step (its largest value over the run), the iterations and the solver time per step.", SOLVERS.iter().map(|id| paper_name(*id)).collect::<Vec<_>>().join(", "), paper_name(REFERENCE)),

@@ -352,12 +352,7 @@ impl Experiment for Fig18 {
         let formula = walk(&formula_scenario(ctx, duration)?)?;
         let formula_field = formula_field()?;
 
-        let mut page = Page {
-            id: self.id().into(),
-            title: self.title().into(),
-            paper_ref: self.paper_ref().into(),
-            ..Default::default()
-        };
+        let mut page = Page::headed(self);
         page.setup = vec![
             format!("Scenario `{}`: Solo-12 on a seeded random roughness (value noise, |z| ≤ {} m, bumps about 0.4 m wide, seed 1), μ = 0.3 (the controller assumes 0.25), target {} m/s along x, {duration} s at Δt = 1 ms; the controller of Fig. 17, identical for every model.", TROT_BUMPY.file, num(amplitude), num(target)),
             format!("The controller sees the terrain's height map (`perception`: footholds on the surface, the swing apex raised over the highest ground along the step, each stance foot's friction pyramid on the surface normal under it), as a quadruped with a height map does. Blind (it feels the ground only through its footholds) it falls on this ground with every model (table below, {} s; a fall: the base's height over the plane of its last footholds leaves ±0.1 m, or its roll or pitch exceeds 0.6 rad).", num(BLIND_DURATION)),

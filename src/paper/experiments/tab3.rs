@@ -138,12 +138,7 @@ impl Experiment for Tab3 {
         };
         let degenerate = |id, proto, dt| get(id, proto, dt).and_then(|c| c.degenerate.clone());
 
-        let mut page = Page {
-            id: self.id().into(),
-            title: self.title().into(),
-            paper_ref: self.paper_ref().into(),
-            ..Default::default()
-        };
+        let mut page = Page::headed(self);
         page.setup = vec![
             "Scenario `scenarios/paper/cube_slide.yaml` (ContactBench's `cube.py --slide`): 0.2 m, 1 kg cube, contacts through 8 corner spheres of radius 4 mm, μ = 0.4, launched at 1 m/s along y, Baumgarte K_b = 1e-4, e = 0.".into(),
             format!("Δt ∈ {{1, 10, 100}} ms against a Δt = {REFERENCE_DT:e} s reference of the same solver and protocol; each run lasts ContactBench's `int(1.098 s / Δt)` steps (1.098, 1.09, 1.0 s)."),

@@ -116,12 +116,7 @@ impl Experiment for Tab4 {
         };
         let degenerate = |id, proto, eps| cell(id, proto, eps).and_then(|c| c.degenerate);
 
-        let mut page = Page {
-            id: self.id().into(),
-            title: self.title().into(),
-            paper_ref: self.paper_ref().into(),
-            ..Default::default()
-        };
+        let mut page = Page::headed(self);
         page.setup = vec![
             "Scenario `scenarios/paper/cube_slide.yaml` (ContactBench's `cube.py --slide`, as Tab. III), Δt = 1 ms, 1.098 s.".into(),
             format!("Tolerance ε ∈ {{1e-6, 1e-4, 1e-2}} against a reference at ε = {REFERENCE_TH:e} of the same solver and protocol; state consistency error `Σ‖x − x_ref‖Δt`, `x = (q, v)`, as Tab. III (the claims), and the position error of the cube's centre (m·s) beside it."),

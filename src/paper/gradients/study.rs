@@ -507,12 +507,7 @@ impl Experiment for Gradients {
                 vec![scatter_panel(&rows), relaxation_panel(&rows)],
             ),
         )?;
-        let mut page = Page {
-            id: ID.into(),
-            title: self.title().into(),
-            paper_ref: self.paper_ref().into(),
-            ..Page::default()
-        };
+        let mut page = Page::headed(self);
         page.setup = vec![
             format!(
                 "Every built-in solver at a relative criterion {} (at most {} iterations, no \

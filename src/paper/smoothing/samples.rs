@@ -276,12 +276,7 @@ impl Experiment for Samples {
                 ],
             ),
         )?;
-        let mut page = Page {
-            id: ID.into(),
-            title: self.title().into(),
-            paper_ref: self.paper_ref().into(),
-            ..Page::default()
-        };
+        let mut page = Page::headed(self);
         page.setup = vec![
             "Pairs with a closed-form derivative (`collision::smoothing::oracle`): two spheres \
              of radii 0.1 and 0.15 m, 4.6 cm apart; a box of half extents 5 × 8 × 3 cm, tilted, \

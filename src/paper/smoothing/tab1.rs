@@ -324,12 +324,7 @@ impl Experiment for Tab1 {
             .iter()
             .map(|c| QUANTILES.map(|(_, q)| quantile(c, q)))
             .collect();
-        let mut page = Page {
-            id: ID.into(),
-            title: self.title().into(),
-            paper_ref: self.paper_ref().into(),
-            ..Page::default()
-        };
+        let mut page = Page::headed(self);
         page.setup = vec![
             format!(
                 "{pairs} pairs of rough ellipsoids (hulls of a randomly turned icosahedron's 12 \

@@ -291,12 +291,7 @@ impl Experiment for Tab2 {
     }
 
     fn run(&self, ctx: &Context) -> Result<Page, PaperError> {
-        let mut page = Page {
-            id: ID.into(),
-            title: self.title().into(),
-            paper_ref: self.paper_ref().into(),
-            ..Page::default()
-        };
+        let mut page = Page::headed(self);
         let corpus = match corpus(!ctx.quick) {
             Ok(c) => c,
             Err(reason) => {
