@@ -27,11 +27,11 @@ NORMAL_LENGTH = 0.05
 #: Length (m) of the largest contact force's arrow.
 FORCE_LENGTH = 0.3
 
-_COLOURS = {
-    "ground": (170, 170, 170, 255),
-    "link": (90, 120, 170, 255),
-    "body": (220, 140, 60, 255),
-}
+#: Colours (RGB) of the ground and the links, and of the bodies in turn: those of
+#: `contactbench view --png`.
+_GROUND_COLOUR = (158, 168, 153)
+_LINK_COLOUR = (184, 189, 204)
+_BODY_COLOURS = [(217, 140, 89), (115, 153, 217), (153, 191, 115), (204, 179, 102), (179, 128, 191)]
 
 
 def _rerun() -> Any:
@@ -54,18 +54,48 @@ def _force_scale(contacts: list) -> float:
     return FORCE_LENGTH / largest if largest > 0.0 else 0.0
 
 
+def _flat_shaded(vertices: np.ndarray, triangles: np.ndarray, *, upward_only: bool) -> "tuple[np.ndarray, np.ndarray]":
+    """Three vertices of its own per triangle, each with the triangle's unit normal
+    n = (b − a) × (c − a) / ‖(b − a) × (c − a)‖, so the viewer lights every face evenly
+    (shared vertices would average the normals of a box's three faces at its corners).
+    Triangles of no area are left out, and with `upward_only` those not facing up (the
+    ground is a box of no thickness: its lower face would fight its upper one)."""
+    corners = np.asarray(vertices, dtype=float)[np.asarray(triangles, dtype=np.int64)]
+    normals = np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
+    lengths = np.linalg.norm(normals, axis=1)
+    kept = lengths > 0.0
+    if upward_only:
+        kept &= normals[:, 2] > 0.0
+    normals = normals[kept] / lengths[kept, None]
+    return corners[kept].reshape(-1, 3), np.repeat(normals, 3, axis=0)
+
+
+def _colour(role: str, body_index: int) -> "tuple[int, int, int]":
+    if role == "ground":
+        return _GROUND_COLOUR
+    if role == "link":
+        return _LINK_COLOUR
+    return _BODY_COLOURS[body_index % len(_BODY_COLOURS)]
+
+
 def _log_meshes(rec: Any, rr: Any, trajectory: Dict[str, Any]) -> None:
     rec.log("world", rr.ViewCoordinates.RIGHT_HAND_Z_UP, static=True)
+    bodies = 0
     for obj in trajectory["objects"]:
+        positions, normals = _flat_shaded(
+            obj["vertices"], obj["triangles"], upward_only=obj["role"] == "ground"
+        )
         rec.log(
             f"world/{obj['name']}",
             rr.Mesh3D(
-                vertex_positions=obj["vertices"],
-                triangle_indices=obj["triangles"],
-                albedo_factor=_COLOURS[obj["role"]],
+                vertex_positions=positions,
+                vertex_normals=normals,
+                triangle_indices=np.arange(len(positions), dtype=np.uint32).reshape(-1, 3),
+                albedo_factor=_colour(obj["role"], bodies),
             ),
             static=True,
         )
+        bodies += obj["role"] == "body"
 
 
 def _log_poses(rec: Any, rr: Any, trajectory: Dict[str, Any]) -> None:

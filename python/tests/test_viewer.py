@@ -92,3 +92,21 @@ def test_python_m_contactbench_view_writes_the_recording(tmp_path: Path, capsys)
     assert "6 steps" in capsys.readouterr().out
     assert main(["view", str(tmp_path / "nothing"), "--rrd", str(tmp_path / "y.rrd")]) == 1
     assert "not a run folder" in capsys.readouterr().err
+
+
+def test_every_mesh_carries_a_normal_per_vertex_and_the_ground_only_its_upper_face(tmp_path: Path):
+    from contactbench.viewer import _flat_shaded
+
+    run = recorded(tmp_path, "pile_pyramid.yaml", 0.005)
+    rrd = tmp_path / "pile.rrd"
+    cb.export_rerun(run, rrd)
+    summary = rr.chunk.RrdReader(rrd).stream().collect().summary().splitlines()
+    meshes = [line for line in summary if "Mesh3D:vertex_positions" in line]
+    assert len(meshes) == cb.export_rerun(run, rrd, force=True)["objects"]
+    assert all("Mesh3D:vertex_normals" in line for line in meshes)
+
+    ground = cb._native.run_trajectory(run)["objects"][0]
+    assert ground["role"] == "ground" and len(ground["triangles"]) == 12
+    positions, normals = _flat_shaded(ground["vertices"], ground["triangles"], upward_only=True)
+    assert positions.shape == normals.shape == (6, 3)
+    assert (normals == [0.0, 0.0, 1.0]).all()
