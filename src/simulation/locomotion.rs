@@ -11,20 +11,24 @@
 //! - Stance: one-step centroidal QP on the stance feet's forces
 //!   `min ‖A f − w‖²_W + ε‖f‖²` with `A = [I …; [r_i]× …]`, `w = [m (a + g); I_w α]`
 //!   (base PD on height, horizontal velocity and orientation), subject to the friction
-//!   pyramid `|f_x|, |f_y| ≤ μ f_z` and `f_min ≤ f_z ≤ f_max`, solved by clarabel;
+//!   pyramid `|f_x|, |f_y| ≤ μ f_z` and `f_min ≤ f_z ≤ f_max` ([`force_qp`]), solved
+//!   by a dual active-set method ([`active_set`]) or clarabel;
 //!   `τ = −J_legᵀ f` on the stance legs.
 
 use std::sync::Arc;
 use std::time::Instant;
 
-use clarabel::algebra::CscMatrix;
-use clarabel::solver::{DefaultSettings, DefaultSolver, IPSolver, SolverStatus, SupportedConeT};
 use nalgebra::{DVector, Matrix3, Matrix3xX, UnitQuaternion, Vector3};
 use serde::{Deserialize, Serialize};
 
 use crate::collision::HeightField;
 use crate::dynamics::{self, Data, DynamicsError};
 use crate::model::{JointKind, Model};
+
+pub mod active_set;
+pub mod force_qp;
+
+pub use force_qp::{ForceQp, ForceQpSolver, StanceProblem};
 
 /// The trot's parameters (scenario `actuation.trot`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -80,6 +84,10 @@ pub struct TrotSpec {
     /// Default `false` (blind: the ground is felt through the footholds only).
     #[serde(default)]
     pub perception: bool,
+    /// The stance QP's solver: `active-set` (default; clarabel when it does not finish)
+    /// or `clarabel`.
+    #[serde(default)]
+    pub force_qp: ForceQpSolver,
 }
 
 fn default_period() -> f64 {
@@ -211,7 +219,8 @@ pub struct TrotRecord {
     pub distance: f64,
     /// The base left the height or tilt band.
     pub fallen: bool,
-    /// The force QP was solved (false: clarabel failed, the weight was shared evenly).
+    /// The force QP was solved (false: no solver solved it, the weight was shared
+    /// evenly).
     pub qp_solved: bool,
     /// Wall time of the last QP (s).
     pub qp_time: f64,
@@ -230,10 +239,24 @@ pub struct TrotState {
     clearance: Option<f64>,
     jacobian: Matrix3xX<f64>,
     qp: ForceQp,
+    /// The last tick's stance QP.
+    problem: Option<StanceProblem>,
     /// Height of the foot frames over the seen surface at the first tick (perception).
     sole: f64,
     /// The last tick's record.
     pub record: TrotRecord,
+}
+
+impl TrotState {
+    /// The stance QP of the last tick (`None` before the first).
+    pub fn last_problem(&self) -> Option<&StanceProblem> {
+        self.problem.as_ref()
+    }
+
+    /// The stance QP's solvers (their count of fallbacks to clarabel).
+    pub fn force_qp(&self) -> &ForceQp {
+        &self.qp
+    }
 }
 
 const GRAVITY: f64 = 9.81;
@@ -340,7 +363,8 @@ impl TrotController {
             footholds: [Vector3::zeros(); 4],
             clearance: None,
             jacobian: Matrix3xX::zeros(nv),
-            qp: ForceQp::default(),
+            qp: ForceQp::new(self.spec.force_qp),
+            problem: None,
             sole: 0.0,
             record: TrotRecord::default(),
         }
@@ -482,10 +506,12 @@ impl TrotController {
             &angular,
             &target_v,
         );
+        let problem = self.stance_problem(&stance, &base, wrench);
         let clock = Instant::now();
-        let forces = self.distribute(&stance, &base, &wrench, &mut state.qp);
+        let forces = state.qp.solve(&problem);
         state.record.qp_time = clock.elapsed().as_secs_f64();
         state.record.qp_solved = forces.is_some();
+        state.problem = Some(problem);
         let forces = forces.unwrap_or_else(|| {
             let share = self.mass * GRAVITY / stance.len().max(1) as f64;
             vec![Vector3::new(0.0, 0.0, share); stance.len()]
@@ -565,218 +591,21 @@ impl TrotController {
         [force.x, force.y, force.z, torque.x, torque.y, torque.z]
     }
 
-    /// The stance forces of the QP (module docs), `None` when clarabel fails.
-    fn distribute(
+    /// The stance QP of a tick (module docs) for the feet of `stance`.
+    fn stance_problem(
         &self,
         stance: &[StanceFoot],
         base: &Vector3<f64>,
-        wrench: &[f64; 6],
-        qp: &mut ForceQp,
-    ) -> Option<Vec<Vector3<f64>>> {
-        let arms: Vec<Vector3<f64>> = stance.iter().map(|f| f.foot - base).collect();
-        let normals: Vec<Vector3<f64>> = stance.iter().map(|f| f.normal).collect();
-        let limits = (self.spec.friction, self.spec.normal_force);
-        solve_forces(&arms, &normals, wrench, limits, qp)
-    }
-}
-
-/// The QP of the module docs for feet at lever `arms` from the base with surface
-/// `normals`, under `(μ, [f_min, f_max])`; `None` when clarabel does not solve it.
-fn solve_forces(
-    arms: &[Vector3<f64>],
-    normals: &[Vector3<f64>],
-    wrench: &[f64; 6],
-    (mu, bounds): (f64, [f64; 2]),
-    qp: &mut ForceQp,
-) -> Option<Vec<Vector3<f64>>> {
-    if arms.is_empty() {
-        return Some(Vec::new());
-    }
-    let (p, q) = wrench_objective(arms, wrench);
-    let g = pyramid_rows(normals, mu);
-    let solver = qp.solver(arms.len(), bounds, p, q, g)?;
-    solver.solve();
-    let solution = &solver.solution;
-    if !matches!(
-        solution.status,
-        SolverStatus::Solved | SolverStatus::AlmostSolved
-    ) {
-        return None;
-    }
-    Some(
-        solution
-            .x
-            .chunks_exact(3)
-            .map(|f| Vector3::new(f[0], f[1], f[2]))
-            .collect(),
-    )
-}
-
-/// Weights of the wrench error: force rows 1, torque rows 10.
-const FORCE_WEIGHT: f64 = 1.0;
-const TORQUE_WEIGHT: f64 = 10.0;
-/// The QP's regularization `ε` of `‖f‖²`.
-const FORCE_REGULARIZATION: f64 = 1e-4;
-
-/// `min ‖A f − w‖²_W + ε‖f‖²` as clarabel's `½ fᵀ P f + qᵀ f`: `P = 2 (Aᵀ W A + ε I)`,
-/// `q = −2 Aᵀ W w`, with `A = [I …; [r_i]× …]`. `P`'s upper triangle is returned whole,
-/// column by column (zeros kept, so its pattern depends on the number of feet only).
-fn wrench_objective(arms: &[Vector3<f64>], wrench: &[f64; 6]) -> (Vec<f64>, Vec<f64>) {
-    let n = 3 * arms.len();
-    let force = Vector3::new(wrench[0], wrench[1], wrench[2]);
-    let torque = Vector3::new(wrench[3], wrench[4], wrench[5]);
-    // Block (i, j) of Aᵀ W A: W_f I + W_τ [r_i]×ᵀ [r_j]×.
-    let block = |i: usize, j: usize| {
-        let mut b = arms[i].cross_matrix().transpose() * arms[j].cross_matrix() * TORQUE_WEIGHT;
-        for d in 0..3 {
-            b[(d, d)] += FORCE_WEIGHT + if i == j { FORCE_REGULARIZATION } else { 0.0 };
-        }
-        b
-    };
-    let mut p = Vec::with_capacity(n * (n + 1) / 2);
-    for c in 0..n {
-        for r in 0..=c {
-            p.push(2.0 * block(r / 3, c / 3)[(r % 3, c % 3)]);
+        wrench: [f64; 6],
+    ) -> StanceProblem {
+        StanceProblem {
+            arms: stance.iter().map(|f| f.foot - base).collect(),
+            normals: stance.iter().map(|f| f.normal).collect(),
+            wrench,
+            friction: self.spec.friction,
+            normal_force: self.spec.normal_force,
         }
     }
-    let q = arms
-        .iter()
-        .flat_map(|r| {
-            let row = force * FORCE_WEIGHT + r.cross_matrix().transpose() * torque * TORQUE_WEIGHT;
-            [-2.0 * row.x, -2.0 * row.y, -2.0 * row.z]
-        })
-        .collect();
-    (p, q)
-}
-
-/// The stance QP's clarabel solvers, one per number of stance feet: built at the first
-/// tick with that many feet, then updated in place (`P` and `q` change every tick; the
-/// constraints `G f ≤ h` depend only on `μ_c` and the force bounds). Updating gives the
-/// same solution as a fresh solver: clarabel starts every solve from its default point,
-/// and equilibration, presolve and zero dropping are off, so the stored problem is the
-/// one given. A clone starts empty and builds its solvers again.
-#[derive(Default)]
-pub struct ForceQp {
-    solvers: Vec<(usize, DefaultSolver<f64>)>,
-}
-
-impl Clone for ForceQp {
-    fn clone(&self) -> Self {
-        Self::default()
-    }
-}
-
-impl std::fmt::Debug for ForceQp {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let feet: Vec<usize> = self.solvers.iter().map(|(n, _)| *n).collect();
-        f.debug_struct("ForceQp")
-            .field("stance_feet", &feet)
-            .finish()
-    }
-}
-
-/// clarabel's settings for a QP of at most 12 variables and 24 constraints, well scaled
-/// (forces in N, lever arms in dm): no equilibration, no presolve (it would forbid the
-/// updates), no iterative refinement of the KKT solves, gap and feasibility tolerances
-/// of 1e-6 (forces to µN), at most 100 iterations.
-fn qp_settings() -> DefaultSettings<f64> {
-    DefaultSettings {
-        verbose: false,
-        max_iter: 100,
-        equilibrate_enable: false,
-        presolve_enable: false,
-        input_sparse_dropzeros: false,
-        iterative_refinement_enable: false,
-        tol_gap_abs: 1e-6,
-        tol_gap_rel: 1e-6,
-        tol_feas: 1e-6,
-        ..DefaultSettings::default()
-    }
-}
-
-impl ForceQp {
-    /// The solver for `feet` stance feet holding objective `(p, q)` (of
-    /// [`wrench_objective`]) and constraint matrix `g` (of [`pyramid_rows`]), `None`
-    /// when clarabel refuses the problem.
-    fn solver(
-        &mut self,
-        feet: usize,
-        [lo, hi]: [f64; 2],
-        p: Vec<f64>,
-        q: Vec<f64>,
-        g: Vec<f64>,
-    ) -> Option<&mut DefaultSolver<f64>> {
-        match self.solvers.iter().position(|(n, _)| *n == feet) {
-            Some(i) => {
-                let solver = &mut self.solvers[i].1;
-                solver.update_P(&p).ok()?;
-                solver.update_q(&q).ok()?;
-                solver.update_A(&g).ok()?;
-            }
-            None => {
-                let solver = new_force_solver(feet, lo, hi, p, &q, g)?;
-                self.solvers.push((feet, solver));
-            }
-        }
-        self.solvers
-            .iter_mut()
-            .find(|(n, _)| *n == feet)
-            .map(|(_, s)| s)
-    }
-}
-
-/// Rows of the constraint matrix `G` per stance foot (normal `n`, tangents `t₁, t₂`):
-/// `±t₁·f − μ n·f ≤ 0`, `±t₂·f − μ n·f ≤ 0` (the friction pyramid on the surface),
-/// `−n·f ≤ −f_min`, `n·f ≤ f_max`.
-const ROWS_PER_FOOT: usize = 6;
-
-/// `G`'s values column by column (column `3i + a` holds rows `6i … 6i + 5`, zeros
-/// kept, so the pattern depends on the number of feet only), for `normals` and `μ`.
-fn pyramid_rows(normals: &[Vector3<f64>], mu: f64) -> Vec<f64> {
-    let mut values = Vec::with_capacity(normals.len() * 3 * ROWS_PER_FOOT);
-    for n in normals {
-        let t1 = (Vector3::x() - n * n.x).normalize();
-        let t2 = n.cross(&t1);
-        let rows = [t1 - n * mu, -t1 - n * mu, t2 - n * mu, -t2 - n * mu, -n, *n];
-        for axis in 0..3 {
-            values.extend(rows.iter().map(|row| row[axis]));
-        }
-    }
-    values
-}
-
-/// A clarabel solver for `feet` stance feet: objective `(p, q)`, constraints `G f ≤ h`
-/// with `G`'s values `g` (of [`pyramid_rows`]) and `h` from the force bounds `lo`, `hi`.
-fn new_force_solver(
-    feet: usize,
-    lo: f64,
-    hi: f64,
-    p: Vec<f64>,
-    q: &[f64],
-    g: Vec<f64>,
-) -> Option<DefaultSolver<f64>> {
-    let n = 3 * feet;
-    let (mut rows, mut cols) = (Vec::new(), Vec::new());
-    for c in 0..n {
-        for r in 0..=c {
-            rows.push(r);
-            cols.push(c);
-        }
-    }
-    let p = CscMatrix::new_from_triplets(n, n, rows, cols, p);
-    let m = ROWS_PER_FOOT * feet;
-    let (mut rows, mut cols) = (Vec::new(), Vec::new());
-    for c in 0..n {
-        let first = ROWS_PER_FOOT * (c / 3);
-        rows.extend(first..first + ROWS_PER_FOOT);
-        cols.extend([c; ROWS_PER_FOOT]);
-    }
-    let constraints = CscMatrix::new_from_triplets(m, n, rows, cols, g);
-    let bound: Vec<f64> = (0..feet)
-        .flat_map(|_| [0.0, 0.0, 0.0, 0.0, -lo, hi])
-        .collect();
-    let cones = [SupportedConeT::NonnegativeConeT(m)];
-    DefaultSolver::new(&p, q, &constraints, &bound, &cones, qp_settings()).ok()
 }
 
 /// A stance foot of a tick: its leg, position, the seen surface normal under it and its
@@ -833,76 +662,4 @@ fn base_foot_velocity(jacobian: &Matrix3xX<f64>, v: &DVector<f64>) -> Vector3<f6
 fn damped_inverse(jacobian: &Matrix3<f64>) -> Option<Matrix3<f64>> {
     let normal = jacobian.transpose() * jacobian + Matrix3::identity() * 1e-6;
     normal.try_inverse().map(|m| m * jacobian.transpose())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Two diagonal feet under a base, a wrench holding 2.5 kg up and turning it a little.
-    fn trot_problem() -> (Vec<Vector3<f64>>, [f64; 6]) {
-        let arms = vec![
-            Vector3::new(0.19, 0.15, -0.24),
-            Vector3::new(-0.19, -0.15, -0.25),
-        ];
-        (arms, [0.5, 0.1, 24.0, 0.2, -0.3, 0.05])
-    }
-
-    #[test]
-    fn a_reused_force_qp_gives_the_solution_of_a_fresh_one() {
-        let (arms, wrench) = trot_problem();
-        let flat = [Vector3::z(); 2];
-        let tilted = [Vector3::new(-0.4, 0.1, 1.0).normalize(), Vector3::z()];
-        let mut reused = ForceQp::default();
-        let first = solve_forces(&arms, &flat, &wrench, (0.5, [1.0, 40.0]), &mut reused);
-        let other_wrench = [-0.3, 0.4, 20.0, -0.1, 0.2, 0.0];
-        let limits = (0.3, [1.0, 40.0]);
-        let again = solve_forces(&arms, &tilted, &other_wrench, limits, &mut reused);
-        let fresh = solve_forces(
-            &arms,
-            &tilted,
-            &other_wrench,
-            limits,
-            &mut ForceQp::default(),
-        );
-        assert!(first.is_some());
-        assert_eq!(reused.solvers.len(), 1, "one solver for two feet");
-        assert_eq!(again, fresh);
-        assert!(again.is_some());
-    }
-
-    #[test]
-    fn the_force_qp_keeps_each_force_in_the_pyramid_on_its_surface() {
-        let (arms, wrench) = trot_problem();
-        let normals = [
-            Vector3::new(-0.45, 0.0, 1.0).normalize(),
-            Vector3::new(0.1, 0.2, 1.0).normalize(),
-        ];
-        let (mu, [lo, hi]) = (0.3, [1.0, 40.0]);
-        let forces = solve_forces(
-            &arms,
-            &normals,
-            &wrench,
-            (mu, [lo, hi]),
-            &mut ForceQp::default(),
-        )
-        .expect("solved");
-        for (f, n) in forces.iter().zip(&normals) {
-            let t1 = (Vector3::x() - n * n.x).normalize();
-            let t2 = n.cross(&t1);
-            let normal = f.dot(n);
-            println!(
-                "normal force {normal:.4} N, tangents {:.4} {:.4} N",
-                f.dot(&t1),
-                f.dot(&t2)
-            );
-            assert!(normal >= lo - 1e-5 && normal <= hi + 1e-5, "{normal}");
-            assert!(f.dot(&t1).abs() <= mu * normal + 1e-5, "{f} on {n}");
-            assert!(f.dot(&t2).abs() <= mu * normal + 1e-5, "{f} on {n}");
-        }
-        // The weight is carried: the vertical forces add up to the asked 24 N within the
-        // QP's weighting (the torque rows are weighted 10×, the force rows 1×).
-        let vertical: f64 = forces.iter().map(|f| f.z).sum();
-        assert!((vertical - 24.0).abs() < 1.0, "{vertical}");
-    }
 }

@@ -27,6 +27,7 @@ mod derivatives;
 
 pub use derivatives::{StepDerivativeError, StepDerivatives};
 
+use super::locomotion::TrotState;
 use super::recorder::{ContactRecord, StageTimings, StepRecord};
 use super::scenario::{ExternalForce, StepMetrics};
 use super::world::{ActuationWorkspace, World};
@@ -289,6 +290,11 @@ impl Simulator {
             .as_ref()
             .is_some_and(SolveStatus::is_converged);
         self.problem.as_ref().map(|p| (p, &self.lambda, converged))
+    }
+
+    /// The trot controller's state (its last stance QP), when the world walks.
+    pub fn trot_state(&self) -> Option<&TrotState> {
+        self.buffers.actuation.trot.as_ref()
     }
 
     /// What the narrow phase did at the last step (queries that hit an iteration cap).

@@ -3,6 +3,7 @@
 
 mod batch;
 mod cli;
+mod force_qp;
 mod gravity_compensation;
 mod locomotion;
 mod non_finite_records;
