@@ -9,7 +9,7 @@ use nalgebra::{Isometry3, Matrix3, Rotation3, Vector3};
 
 use super::epa::{epa, EpaResult, EpaSettings};
 use super::error::CollisionError;
-use super::gjk::{gjk, GjkQuery, GjkResult, GjkSettings, MinkowskiDifference};
+use super::gjk::{gjk, gjk_from_simplex, GjkQuery, GjkResult, GjkSettings, MinkowskiDifference};
 use super::heightfield::{HeightField, LocalContact};
 use super::shape::{Core, Shape};
 use super::simplex::Simplex;
@@ -119,6 +119,47 @@ pub fn signed_distance(
     .map(|c| c.expect("a distance query always answers"))
 }
 
+/// [`signed_distance`] of B at `b_in_a` in A's frame, warm-started from an earlier query
+/// of the pair at a nearby pose: GJK from `simplex` (that query's final simplex with its
+/// points re-placed at this pose; empty: from its separation vector `warm_start`), and the
+/// mesh supports' hill climbing from the vertices in `hints` (`usize::MAX`: cold). Both
+/// receive this query's. The answer is a cold start's up to GJK's and EPA's tolerances,
+/// the support of a direction being unique off ties.
+pub fn signed_distance_hinted(
+    a: &Shape,
+    b: &Shape,
+    b_in_a: &Isometry3<f64>,
+    settings: &ContactSettings,
+    warm_start: &Vector3<f64>,
+    hints: &mut [usize; 2],
+    simplex: &mut Simplex,
+) -> Result<Contact, CollisionError> {
+    let identity = Isometry3::identity();
+    let support_maps = |s: &Shape| !matches!(s.core, Core::Halfspace { .. } | Core::HeightField(_));
+    if !(support_maps(a) && support_maps(b)) {
+        simplex.clear();
+        return signed_distance(a, &identity, b, b_in_a, settings, Some(warm_start));
+    }
+    check_pose(b_in_a, "shape B")?;
+    let mut gjk_settings = settings.gjk;
+    gjk_settings.query = GjkQuery::Distance;
+    let hinted = Hinted {
+        warm_start: Some(warm_start),
+        hints,
+        simplex: Some(simplex),
+    };
+    Ok(support_map_contact(
+        a,
+        &identity,
+        b,
+        b_in_a,
+        &gjk_settings,
+        &settings.epa,
+        hinted,
+    )
+    .expect("a distance query always answers"))
+}
+
 /// The contact of a pair when its signed distance is at most `settings.margin`, `None`
 /// otherwise. Uses the boolean GJK early exit (Alg. 2) for pairs beyond the margin.
 pub fn contact(
@@ -195,7 +236,11 @@ fn query(
             pose_b,
             gjk_settings,
             epa_settings,
-            warm_start,
+            Hinted {
+                warm_start,
+                hints: &mut [usize::MAX; 2],
+                simplex: None,
+            },
         )),
     }
 }
@@ -274,6 +319,15 @@ fn halfspace_contact(
     }
 }
 
+/// Where a support-map query starts: GJK's initial guess (else the difference of the
+/// bounding-box centres), the mesh hill-climbing vertices (in and out), and GJK's initial
+/// simplex (in and out; empty: from the guess).
+struct Hinted<'h> {
+    warm_start: Option<&'h Vector3<f64>>,
+    hints: &'h mut [usize; 2],
+    simplex: Option<&'h mut Simplex>,
+}
+
 /// Core witnesses and signed core distance in A's frame, before inflation.
 struct CoreGeometry {
     point_a: Vector3<f64>,
@@ -291,15 +345,18 @@ fn support_map_contact(
     pose_b: &Isometry3<f64>,
     gjk_settings: &GjkSettings,
     epa_settings: &EpaSettings,
-    warm_start: Option<&Vector3<f64>>,
+    start: Hinted<'_>,
 ) -> Option<Contact> {
     let b_in_a = pose_a.inv_mul(pose_b);
     let centre_b = b_in_a.transform_point(&local_centre(b).into()).coords;
     let centre_difference = local_centre(a) - centre_b;
-    let x0 = warm_start.copied().unwrap_or(centre_difference);
-    let mut diff = MinkowskiDifference::new(a, b, b_in_a);
-    let mut simplex = Simplex::default();
-    let result = gjk(&mut diff, &x0, gjk_settings, &mut simplex);
+    let x0 = start.warm_start.copied().unwrap_or(centre_difference);
+    let mut diff = MinkowskiDifference::new(a, b, b_in_a).with_hints(*start.hints);
+    let mut simplex = start.simplex.as_deref().copied().unwrap_or_default();
+    let result = match start.simplex {
+        Some(_) => gjk_from_simplex(&mut diff, &x0, gjk_settings, &mut simplex),
+        None => gjk(&mut diff, &x0, gjk_settings, &mut simplex),
+    };
     let fallback_normal = (-centre_difference)
         .try_normalize(0.0)
         .unwrap_or_else(Vector3::z);
@@ -337,6 +394,10 @@ fn support_map_contact(
             penetration_geometry(epa(&mut diff, &simplex, epa_settings), &fallback_normal)
         }
     };
+    *start.hints = diff.hints();
+    if let Some(out) = start.simplex {
+        *out = simplex;
+    }
     let n = core.normal;
     let rotation = pose_a.rotation;
     let point_a = pose_a

@@ -221,6 +221,18 @@ impl<'a> MinkowskiDifference<'a> {
         }
     }
 
+    /// `D` with the mesh hill climbing of A and B started from the vertices `hints`
+    /// (those of an earlier query of the pair, [`MinkowskiDifference::hints`]).
+    pub fn with_hints(mut self, hints: [usize; 2]) -> Self {
+        [self.hint_a, self.hint_b] = hints;
+        self
+    }
+
+    /// The vertices of A and B the last support call found (`usize::MAX` before any).
+    pub fn hints(&self) -> [usize; 2] {
+        [self.hint_a, self.hint_b]
+    }
+
     /// Sum of the two shapes' inflation radii (m): the cores are searched, the radii added
     /// by the caller.
     pub fn inflation(&self) -> f64 {
@@ -322,14 +334,44 @@ pub fn gjk(
     simplex: &mut Simplex,
 ) -> GjkResult {
     simplex.clear();
-    let eps = settings.tolerance;
-    let mut x = if x0.iter().all(|c| c.is_finite()) && x0.norm_squared() > 0.0 {
+    let x = if x0.iter().all(|c| c.is_finite()) && x0.norm_squared() > 0.0 {
         *x0
     } else {
         Vector3::x()
     };
+    iterate(diff, x, true, settings, simplex)
+}
+
+/// GJK continued from the support points already in `simplex` (an earlier query's final
+/// simplex with its points re-placed at this pose: points of `D`, so that the answer is
+/// the one a cold start finds, up to the tolerance), or from `x0` when it is empty. A
+/// query at a pose near the earlier one starts next to its answer.
+pub fn gjk_from_simplex(
+    diff: &mut MinkowskiDifference<'_>,
+    x0: &Vector3<f64>,
+    settings: &GjkSettings,
+    simplex: &mut Simplex,
+) -> GjkResult {
+    if simplex.is_empty() {
+        return gjk(diff, x0, settings, simplex);
+    }
+    let x = simplex.project_origin();
+    if simplex.len() == 4 || x.norm_squared() <= settings.tolerance {
+        return GjkResult::Overlap { iterations: 0 };
+    }
+    iterate(diff, x, false, settings, simplex)
+}
+
+/// GJK's iterations from the iterate `x` (`first`: `simplex` is empty).
+fn iterate(
+    diff: &mut MinkowskiDifference<'_>,
+    mut x: Vector3<f64>,
+    mut first: bool,
+    settings: &GjkSettings,
+    simplex: &mut Simplex,
+) -> GjkResult {
+    let eps = settings.tolerance;
     let mut momentum = Momentum::new(settings.variant, settings.schedule, x);
-    let mut first = true;
     for k in 0..settings.max_iterations {
         let iterations = k + 1;
         let mut direction = momentum.direction(k, &x);

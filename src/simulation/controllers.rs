@@ -12,8 +12,9 @@
 
 use std::collections::BTreeMap;
 
-use nalgebra::{DMatrix, DVector, Matrix6, Vector3, Vector6};
+use nalgebra::{DMatrix, DMatrixViewMut, DVector, Matrix3, Matrix6, Vector3, Vector6};
 
+use crate::dynamics::derivatives::{point_force_derivative, Anchor, DerivativeWorkspace};
 use crate::dynamics::{self, Data, DynamicsError};
 use crate::model::Model;
 
@@ -83,6 +84,10 @@ pub struct GravityWorkspace {
     column: DVector<f64>,
     /// The support forces `λ` (3k, world axes).
     lambda: DVector<f64>,
+    /// `w = (A Aᵀ)⁻¹ g_b`.
+    weights: Vector6<f64>,
+    /// `(A Aᵀ)⁻¹`.
+    gram_inverse: Matrix6<f64>,
 }
 
 impl GravityFeedforward {
@@ -93,6 +98,8 @@ impl GravityFeedforward {
             contact_transpose: DMatrix::zeros(model.nv(), 3 * self.support.len()),
             column: DVector::zeros(model.nv()),
             lambda: DVector::zeros(3 * self.support.len()),
+            weights: Vector6::zeros(),
+            gram_inverse: Matrix6::zeros(),
         }
     }
 
@@ -116,15 +123,46 @@ impl GravityFeedforward {
         for &i in actuated {
             tau[i] += gravity[i];
         }
-        let Some(base) = self.base_rows.filter(|_| !self.support.is_empty()) else {
+        let Some(base) = self.weight_bearing_base() else {
             return Ok(());
         };
         let gravity_base: Vector6<f64> = gravity.fixed_rows::<6>(base).into_owned();
+        self.support_forces(model, data_at_q, base, &gravity_base, work)?;
+        work.column
+            .gemv(1.0, &work.contact_transpose, &work.lambda, 0.0);
+        for &i in actuated {
+            tau[i] -= work.column[i];
+        }
+        Ok(())
+    }
+
+    /// The free-flyer's first velocity index when the weight is shared among support
+    /// points.
+    fn weight_bearing_base(&self) -> Option<usize> {
+        self.base_rows.filter(|_| !self.support.is_empty())
+    }
+
+    /// A support point's world position (its sphere's lowest point) and the world position
+    /// of the sphere's centre, which it moves with.
+    fn support_position(point: &SupportPoint, data_at_q: &Data) -> (Vector3<f64>, Vector3<f64>) {
+        let centre = data_at_q
+            .joint_placement(point.joint)
+            .act_point(&point.centre);
+        (centre - Vector3::z() * point.radius, centre)
+    }
+
+    /// `J_cᵀ`, the weights `w = (A Aᵀ)⁻¹ g_b`, the forces `λ = Aᵀ w` and the factor of
+    /// `A Aᵀ` into `work` (see [`GravityFeedforward::add_to`]).
+    fn support_forces(
+        &self,
+        model: &Model,
+        data_at_q: &Data,
+        base: usize,
+        gravity_base: &Vector6<f64>,
+        work: &mut GravityWorkspace,
+    ) -> Result<(), DynamicsError> {
         for (i, point) in self.support.iter().enumerate() {
-            let world = data_at_q
-                .joint_placement(point.joint)
-                .act_point(&point.centre)
-                - Vector3::z() * point.radius;
+            let (world, _) = Self::support_position(point, data_at_q);
             for axis in 0..3 {
                 work.column.fill(0.0);
                 let unit = Vector3::ith(axis, 1.0);
@@ -142,17 +180,97 @@ impl GravityFeedforward {
         }
         let a = work.contact_transpose.fixed_rows::<6>(base);
         let gram: Matrix6<f64> = a * a.transpose();
-        let weights = gram
-            .cholesky()
-            .ok_or(DynamicsError::NotPositiveDefinite(
-                "the support points' free-flyer rows A Aᵀ (fewer than three points not in line?)",
-            ))?
-            .solve(&gravity_base);
-        work.lambda.gemv_tr(1.0, &a, &weights, 0.0);
-        work.column
-            .gemv(1.0, &work.contact_transpose, &work.lambda, 0.0);
+        let factor = gram.cholesky().ok_or(DynamicsError::NotPositiveDefinite(
+            "the support points' free-flyer rows A Aᵀ (fewer than three points not in line?)",
+        ))?;
+        work.weights = factor.solve(gravity_base);
+        work.gram_inverse = factor.inverse();
+        work.lambda.gemv_tr(1.0, &a, &work.weights, 0.0);
+        Ok(())
+    }
+
+    /// `phi_q += ∂τ_g/∂q` on the `actuated` rows, `τ_g = g(q) − J_cᵀ λ(q)` the feed-forward
+    /// of [`GravityFeedforward::add_to`], from `dg = ∂g/∂q` (RNEA's derivative at v = a = 0)
+    /// and `ws` at `q` ([`crate::dynamics::derivatives::rnea_derivatives`]). By the chain
+    /// rule through `λ = Aᵀ w`, `A A ᵀ w = g_b`, with `D_i = ∂(J_cᵀ e_i)/∂q` the derivative
+    /// of column `i` of `J_cᵀ` at fixed force ([`point_force_derivative`]), `T = Σ λ_i D_i`
+    /// and `P_i = wᵀ (D_i)_b`:
+    /// `dλ = P + Aᵀ (A Aᵀ)⁻¹ (dg_b − T_b − A P)` and `dτ_g = dg − T − J_cᵀ dλ`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn add_derivative_to(
+        &self,
+        model: &Model,
+        data_at_q: &Data,
+        ws: &DerivativeWorkspace,
+        dg: &DMatrix<f64>,
+        gravity: &DVector<f64>,
+        actuated: &[usize],
+        work: &mut GravityWorkspace,
+        phi_q: &mut DMatrixViewMut<'_, f64>,
+    ) -> Result<(), DynamicsError> {
+        let nv = model.nv();
+        let Some(base) = self.weight_bearing_base() else {
+            for &i in actuated {
+                let mut row = phi_q.row_mut(i);
+                row += dg.row(i);
+            }
+            return Ok(());
+        };
+        let gravity_base: Vector6<f64> = gravity.fixed_rows::<6>(base).into_owned();
+        self.support_forces(model, data_at_q, base, &gravity_base, work)?;
+        let k = 3 * self.support.len();
+        // T = ∂(J_cᵀ λ)/∂q at fixed λ, and P (k × nv).
+        let mut total = dg.clone();
+        let mut p = DMatrix::<f64>::zeros(k, nv);
+        let mut column = DMatrix::<f64>::zeros(nv, nv);
+        for (i, point) in self.support.iter().enumerate() {
+            let (world, centre) = Self::support_position(point, data_at_q);
+            let anchor = [Anchor {
+                joint: point.joint,
+                point: centre,
+                weight: Matrix3::identity(),
+            }];
+            let force = Vector3::new(
+                work.lambda[3 * i],
+                work.lambda[3 * i + 1],
+                work.lambda[3 * i + 2],
+            );
+            // total = dg − T.
+            point_force_derivative(
+                model,
+                ws,
+                point.joint,
+                &world,
+                &force,
+                &anchor,
+                -1.0,
+                &mut total,
+            );
+            for axis in 0..3 {
+                column.fill(0.0);
+                let unit = Vector3::ith(axis, 1.0);
+                point_force_derivative(
+                    model,
+                    ws,
+                    point.joint,
+                    &world,
+                    &unit,
+                    &anchor,
+                    1.0,
+                    &mut column,
+                );
+                let row = work.weights.transpose() * column.fixed_rows::<6>(base);
+                p.row_mut(3 * i + axis).copy_from(&row);
+            }
+        }
+        let a = work.contact_transpose.fixed_rows::<6>(base);
+        // dλ = P + Aᵀ (A Aᵀ)⁻¹ (dg_b − T_b − A P).
+        let residual = total.fixed_rows::<6>(base) - a * &p;
+        let d_lambda = p + a.transpose() * (work.gram_inverse * residual);
+        total -= &work.contact_transpose * d_lambda;
         for &i in actuated {
-            tau[i] -= work.column[i];
+            let mut row = phi_q.row_mut(i);
+            row += total.row(i);
         }
         Ok(())
     }

@@ -1,7 +1,7 @@
 //! Derivatives of one step, `A = ∂(q⁺, v⁺)/∂(q, v)` and `B = ∂(q⁺, v⁺)/∂τ`, against central
 //! differences of whole steps (collision detection re-run, the same solver at a tight
-//! tolerance) on Solo-12 standing, Talos standing (8 sole points: redundant contacts) and
-//! the sliding cube, away from mode switches: a resting contact's signed distance
+//! tolerance) on Solo-12 standing, Talos standing (8 sole points: redundant contacts;
+//! without and with the PD's gravity feed-forward) and the sliding cube, away from mode switches: a resting contact's signed distance
 //! converges to 0, where the Baumgarte bias changes gain (`1/Δt` above, `K_b/Δt` below),
 //! so the state is pressed 0.2 mm into the ground first (the kink is then out of the
 //! differences' reach), and the kink's flag is checked on the states at rest that reach it.
@@ -122,6 +122,40 @@ fn talos_standing_step_derivatives_match_finite_differences() {
     let d = check("talos standing", &mut sim, false, 2e-8);
     assert_eq!(d.modes.len(), 8);
     assert_eq!(d.method, LinearMethod::LeastNorm);
+}
+
+#[test]
+fn talos_standing_with_its_weight_fed_forward_through_its_soles_matches_finite_differences() {
+    // `gravity_compensation: contacts`: the PD adds g(q) − J_cᵀ λ(q), λ the least-norm sole
+    // forces that carry the weight, differentiated through A(q) = the free-flyer rows of
+    // J_cᵀ.
+    let mut sim = tight_simulator("scenarios/talos_standing.yaml", &[], 100);
+    // Measured: 7.6e-9 (∂q⁺/∂τ), the others at most 1.2e-9.
+    let d = check(
+        "talos standing, contacts feed-forward",
+        &mut sim,
+        false,
+        2.5e-8,
+    );
+    assert_eq!(d.modes.len(), 8);
+}
+
+#[test]
+fn talos_standing_with_gravity_fed_forward_at_the_joints_matches_finite_differences() {
+    // `gravity_compensation: joints`: the PD adds g(q) on the actuated rows.
+    let mut sim = tight_simulator(
+        "scenarios/talos_standing.yaml",
+        &["actuation.pd.gravity_compensation=joints"],
+        100,
+    );
+    // Measured: 8.2e-9 (∂q⁺/∂τ), the others at most 1.4e-9.
+    let d = check(
+        "talos standing, joints feed-forward",
+        &mut sim,
+        false,
+        2.5e-8,
+    );
+    assert_eq!(d.modes.len(), 8);
 }
 
 #[test]

@@ -5,7 +5,6 @@ use std::path::Path;
 
 use contactbench::simulation::recorder::RunRecord;
 use contactbench::simulation::runner::{simulate, simulator};
-use contactbench::simulation::step::StepDerivativeError;
 use contactbench::simulation::Scenario;
 
 fn scenario(overrides: &[&str]) -> Result<Scenario, String> {
@@ -64,17 +63,5 @@ fn contact_gravity_compensation_without_contact_spheres_names_the_field() {
     assert!(
         message.contains("actuation.pd.gravity_compensation") && message.contains("found 0"),
         "{message}"
-    );
-}
-
-#[test]
-fn step_derivatives_refuse_a_gravity_feed_forward() {
-    let scenario = scenario(&[]).unwrap_or_else(|e| panic!("{e}"));
-    let spec = scenario.solver_specs().remove(0);
-    let mut sim = simulator(&scenario, &spec).unwrap_or_else(|e| panic!("{e}"));
-    let err = sim.step_derivatives().expect_err("refused");
-    assert!(
-        matches!(err, StepDerivativeError::GravityCompensation { step: 1 }),
-        "{err}"
     );
 }

@@ -11,7 +11,8 @@
 //! Estimators ([`Estimator`]):
 //! - finite differences (forward or central) on `ξ`: 7 or 12 queries;
 //! - the 0th-order Gaussian estimator, eq. (6): `M` GJK/EPA queries at `ξ = ε z`, each
-//!   warm-started from the unperturbed query, with the unperturbed value as a control
+//!   GJK warm-started from the unperturbed query and each mesh support's hill climbing
+//!   from the vertex the previous query found, with the unperturbed value as a control
 //!   variate (same expectation, far smaller variance);
 //! - the 1st-order estimators, eq. (12)-(19) and (29): implicit differentiation of the
 //!   optimality condition of GJK/EPA, with the Hessian of each shape's support function
@@ -34,9 +35,10 @@ use rand_chacha::ChaCha8Rng;
 use thiserror::Error;
 
 use super::benchmark::standard_normal;
-use super::contact::{signed_distance, Contact, ContactSettings};
+use super::contact::{signed_distance, signed_distance_hinted, Contact, ContactSettings};
 use super::error::CollisionError;
 use super::shape::Shape;
+use super::simplex::{Simplex, SupportPoint};
 use hessian::{support_hessian, HessianMethod};
 
 /// Largest number of samples an estimator accepts.
@@ -256,7 +258,8 @@ pub struct PairDerivatives {
     pub geometry: PairGeometry,
     /// Its Jacobians.
     pub jacobians: GeometryJacobians,
-    /// GJK/EPA queries run for the derivatives (the unperturbed one not counted).
+    /// GJK/EPA queries run for the derivatives (the given unperturbed one not counted;
+    /// the 0th-order estimator runs it again for its final simplex).
     pub queries: usize,
     /// False when a 1st-order estimator found the shapes touching (`|x₁ − x₂|` below
     /// [`TOUCHING`]): the normal has no derivative there and its Jacobian is returned as
@@ -302,17 +305,49 @@ impl Pair<'_> {
         self.b_in_a * step
     }
 
+    /// The geometry at the pose moved by `ξ`, GJK warm-started from `warm_start` and the
+    /// mesh supports from the vertices in `hints`, which receives this query's (each query
+    /// of a sequence at nearby poses starts next to its answer).
     fn geometry_at(
         &self,
         xi: &Vector6<f64>,
         settings: &ContactSettings,
         warm_start: &Vector3<f64>,
+        hints: &mut [usize; 2],
     ) -> Result<SVector<f64, 10>, SmoothingError> {
-        let moved = Pair {
-            b_in_a: self.perturbed(xi),
-            ..*self
-        };
-        let c = moved.contact(settings, Some(warm_start))?;
+        let moved = self.perturbed(xi);
+        let mut cold = Simplex::default();
+        let c = signed_distance_hinted(
+            self.a, self.b, &moved, settings, warm_start, hints, &mut cold,
+        )?;
+        Ok(PairGeometry::of(&c).stacked())
+    }
+
+    /// [`Pair::geometry_at`] with GJK started from `simplex`, a final simplex at this
+    /// pair's pose, its points re-placed at the moved pose (B's points follow B:
+    /// `b' = T(ξ) T⁻¹ b`, `w = a − b'`).
+    fn geometry_from_simplex(
+        &self,
+        xi: &Vector6<f64>,
+        settings: &ContactSettings,
+        warm_start: &Vector3<f64>,
+        hints: &mut [usize; 2],
+        simplex: &Simplex,
+    ) -> Result<SVector<f64, 10>, SmoothingError> {
+        let moved = self.perturbed(xi);
+        let relative = moved * self.b_in_a.inverse();
+        let mut start = Simplex::default();
+        for p in simplex.points() {
+            let b = relative.transform_point(&p.b.into()).coords;
+            start.push(SupportPoint {
+                w: p.a - b,
+                a: p.a,
+                b,
+            });
+        }
+        let c = signed_distance_hinted(
+            self.a, self.b, &moved, settings, warm_start, hints, &mut start,
+        )?;
         Ok(PairGeometry::of(&c).stacked())
     }
 }
@@ -385,12 +420,13 @@ fn finite_differences(
     central: bool,
 ) -> Result<(GeometryJacobians, usize), SmoothingError> {
     let g0 = PairGeometry::of(base).stacked();
+    let mut hints = [usize::MAX; 2];
     let mut j = SMatrix::<f64, 10, 6>::zeros();
     for k in 0..6 {
         let e = Vector6::ith(k, step);
-        let plus = pair.geometry_at(&e, settings, &base.warm_start)?;
+        let plus = pair.geometry_at(&e, settings, &base.warm_start, &mut hints)?;
         let column = if central {
-            let minus = pair.geometry_at(&-e, settings, &base.warm_start)?;
+            let minus = pair.geometry_at(&-e, settings, &base.warm_start, &mut hints)?;
             (plus - minus) / (2.0 * step)
         } else {
             (plus - g0) / step
@@ -413,14 +449,29 @@ fn zeroth_order(
 ) -> Result<(GeometryJacobians, usize), SmoothingError> {
     let g0 = PairGeometry::of(base).stacked();
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    // The unperturbed query's final simplex and support vertices: where each sample's
+    // GJK and hill climbing start.
+    let mut hints = [usize::MAX; 2];
+    let mut nominal = Simplex::default();
+    signed_distance_hinted(
+        pair.a,
+        pair.b,
+        &pair.b_in_a,
+        settings,
+        &base.warm_start,
+        &mut hints,
+        &mut nominal,
+    )?;
     let mut sum = SMatrix::<f64, 10, 6>::zeros();
     for _ in 0..samples {
         let z = Vector6::from_fn(|_, _| standard_normal(&mut rng));
-        let g = pair.geometry_at(&(z * noise), settings, &base.warm_start)?;
+        let xi = z * noise;
+        let g =
+            pair.geometry_from_simplex(&xi, settings, &base.warm_start, &mut hints, &nominal)?;
         sum += (g - g0) * z.transpose();
     }
     let j = sum / (samples as f64 * noise);
-    Ok((GeometryJacobians::from_stacked(&j), samples))
+    Ok((GeometryJacobians::from_stacked(&j), samples + 1))
 }
 
 /// `[a]ₓ`, the matrix of `b ↦ a × b`.

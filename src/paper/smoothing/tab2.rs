@@ -329,7 +329,9 @@ impl Experiment for Tab2 {
         page.setup.push(format!(
             "Timed: the derivative alone, given the pair's contact (GJK, and EPA when the \
              hulls overlap): finite differences and the 0th-order estimator run their \
-             queries warm-started from it, as the paper's do. Each problem {runs} times, mean \
+             queries warm-started from it, as the paper's do (the 0th-order one each \
+             sample's GJK from the unperturbed final simplex, re-run for it, its points \
+             re-placed at the sample's pose). Each problem {runs} times, mean \
              of the fastest 90 %; mean ± std over problems. Noise levels of the paper's \
              Tab. I: 0th-order ε = 1e-2 (pose), 1st-order Gaussian ε = 1e-3, Gumbel ε = 1e-4; \
              central differences with step 1e-6 (12 queries: the paper's M = 12)."

@@ -45,6 +45,7 @@ use crate::dynamics::{self, check_configuration, check_velocity, DynamicsError, 
 use crate::problem::build::restitution_applies;
 use crate::problem::contact_vector;
 use crate::problem::ContactModel;
+use crate::simulation::controllers::GravityWorkspace;
 
 /// The derivatives of one step.
 #[derive(Debug, Clone, PartialEq)]
@@ -102,15 +103,6 @@ pub enum StepDerivativeError {
         step: usize,
         /// The contact.
         contact: usize,
-    },
-    /// The PD's gravity feed-forward has no derivative here.
-    #[error(
-        "step {step}: the derivative of the PD's gravity feed-forward is not computed; \
-         step derivatives need `actuation.pd.gravity_compensation: none`"
-    )]
-    GravityCompensation {
-        /// The step.
-        step: usize,
     },
 }
 
@@ -311,14 +303,6 @@ impl Simulator {
         v: &DVector<f64>,
     ) -> Result<StepDerivatives, StepDerivativeError> {
         let step = self.step;
-        if self
-            .world
-            .pd
-            .as_ref()
-            .is_some_and(|pd| pd.gravity.is_some())
-        {
-            return Err(StepDerivativeError::GravityCompensation { step });
-        }
         let dynamics_error = |source| StepDerivativeError::Dynamics { step, source };
         let (nv, dt) = (self.world.model.nv(), self.params.dt);
         // a⁺ = (v⁺ − v) / Δt.
@@ -502,6 +486,31 @@ impl Simulator {
                 let mut row = buf.phi.view_mut((j, 0), (1, nv));
                 row += buf.gradient.transpose() * (command * scale * scale);
             }
+        }
+        if let Some(gravity) = &pd.gravity {
+            // ∂g/∂q: RNEA's derivative at v = a = 0, at the step's placements.
+            buf.zero.fill(0.0);
+            rnea_derivatives_at_placements_into(
+                model,
+                &self.data,
+                &mut buf.gravity_ws,
+                &buf.zero,
+                &buf.zero,
+                &mut buf.gravity,
+            )?;
+            let work = buf
+                .gravity_work
+                .get_or_insert_with(|| gravity.workspace(model));
+            gravity.add_derivative_to(
+                model,
+                &self.data,
+                &buf.gravity_ws,
+                &buf.gravity.dtau_dq,
+                &buf.gravity.tau,
+                &self.world.actuated,
+                work,
+                &mut buf.phi.columns_mut(0, nv),
+            )?;
         }
         Ok(())
     }
@@ -757,6 +766,12 @@ pub(crate) struct DerivativeBuffers {
     twists: Vec<Vector6<f64>>,
     twists_before: Vec<Vector6<f64>>,
     momenta: Vec<Vector6<f64>>,
+    /// The PD's gravity feed-forward: `g(q)` and `∂g/∂q` (RNEA at v = a = 0), its own
+    /// workspace at `q`, the zero velocity and acceleration, and its support forces.
+    gravity: RneaDerivatives,
+    gravity_ws: DerivativeWorkspace,
+    zero: DVector<f64>,
+    gravity_work: Option<GravityWorkspace>,
 }
 
 impl DerivativeBuffers {
@@ -788,6 +803,14 @@ impl DerivativeBuffers {
             twists: Vec::new(),
             twists_before: Vec::new(),
             momenta: Vec::new(),
+            gravity: RneaDerivatives {
+                tau: DVector::zeros(nv),
+                dtau_dq: DMatrix::zeros(nv, nv),
+                dtau_dv: DMatrix::zeros(nv, nv),
+            },
+            gravity_ws: DerivativeWorkspace::new(model),
+            zero: DVector::zeros(nv),
+            gravity_work: None,
         }
     }
 
