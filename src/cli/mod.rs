@@ -110,7 +110,8 @@ enum Command {
     Solve(solve::Args),
     /// Run a scenario with its solvers.
     Run(run::Args),
-    /// Time-step or tolerance sweep of a scenario against a reference run.
+    /// Time-step or tolerance sweep of a scenario against a reference run, or µs per step
+    /// over scenes (`--scene`).
     Sweep(sweep::Args),
     /// Run every scenario × solver in parallel, optionally against a baseline.
     Batch(batch::Args),

@@ -33,7 +33,8 @@ use nalgebra::{DMatrix, DVector, Matrix3, Vector3};
 use nalgebra_sparse::{CscMatrix, CsrMatrix};
 
 use super::{
-    ContactJacobian, ContactProblem, FactorizedDelassus, ProblemError, ProblemParts, StepParameters,
+    fill_reducing_positions, ContactJacobian, ContactProblem, FactorizedDelassus, ProblemError,
+    ProblemParts, StepParameters,
 };
 use crate::dynamics::{DynamicsError, MassCholesky, MassLtdl};
 
@@ -214,12 +215,17 @@ pub struct ContactAssembly {
     /// dof's parent is the next one in the list): two such supports share exactly their
     /// common tail, the chain of their lowest common ancestor.
     single_chain: Vec<bool>,
-    /// `D⁻¹ Y` on each contact's support (same layout as `y`; entries off the support are
-    /// stale and never read).
-    z: Vec<Vector3<f64>>,
-    /// `Y = L⁻ᵀ Jᵀ` by contact: contact `i`'s three columns are `y[i nv..(i + 1) nv]`,
-    /// one 3-vector per dof.
+    /// `Y = L⁻ᵀ Jᵀ` on the supports (same layout as `entries`): contact `i`'s three
+    /// columns at each dof of its support. `Y` is zero elsewhere, so this is all of it:
+    /// its size grows with the contacts, not with contacts × dofs.
     y: Vec<Vector3<f64>>,
+    /// `D⁻¹ Y` on the supports (same layout).
+    z: Vec<Vector3<f64>>,
+    /// Scratch of one contact's three columns of `Y` on all dofs (`nv`), zero between uses.
+    column: Vec<Vector3<f64>>,
+    /// The fill-reducing order of the dofs of the factorized operator, kept while the
+    /// contacts' supports stay the same.
+    order: DofOrder,
     /// Buffers of the previous step's problem.
     parts: ProblemParts,
     /// The form of the operator handed out.
@@ -339,6 +345,16 @@ impl ContactAssembly {
         &self.entries[self.offsets[i]..self.offsets[i + 1]]
     }
 
+    /// `Y`'s three columns of contact `i` at each dof of its support.
+    fn y_of(&self, i: usize) -> &[Vector3<f64>] {
+        &self.y[self.offsets[i]..self.offsets[i + 1]]
+    }
+
+    /// `D⁻¹ Y`'s three columns of contact `i` at each dof of its support.
+    fn z_of(&self, i: usize) -> &[Vector3<f64>] {
+        &self.z[self.offsets[i]..self.offsets[i + 1]]
+    }
+
     /// `(J x)_i`, the three rows of contact `i` (on its support).
     pub fn contact_velocity(&self, i: usize, x: &DVector<f64>) -> Vector3<f64> {
         self.support_of(i)
@@ -381,7 +397,7 @@ impl ContactAssembly {
             });
         }
         let factorized = self.factorized(n);
-        self.fill_y(factor, !factorized)?;
+        self.fill_y(factor)?;
         let operator = if factorized {
             Some(self.factorized_operator(factor)?)
         } else {
@@ -414,7 +430,7 @@ impl ContactAssembly {
                     // Every entry is written by fill_delassus.
                     delassus = DMatrix::zeros(3 * n, 3 * n);
                 }
-                self.fill_delassus(factor.inverse_d(), &mut delassus);
+                self.fill_delassus(&mut delassus);
                 ContactProblem::from_assembly(delassus, g, mu, compliance)?
             }
         };
@@ -439,28 +455,40 @@ impl ContactAssembly {
 
     /// `J` (`3n × nv`) by its rows on the supports (`O(n · depth)`, no `3n × nv` matrix).
     fn sparse_jacobian(&self) -> Result<CsrMatrix<f64>, ProblemError> {
-        self.rows_on_supports("J", |i, position, _| self.entries_of(i)[position])
+        self.rows_on_supports("J", None, |i, position| self.entries_of(i)[position])
     }
 
     /// A `3n × nv` matrix whose contact `i`'s three rows are nonzero on its support only,
-    /// `value(i, position in the support, dof)` giving the three rows at that dof.
+    /// `value(i, position in the support)` giving the three rows at that dof; dof `k` in
+    /// column `columns[k]` (`k` when `None`).
     fn rows_on_supports(
         &self,
         field: &'static str,
-        value: impl Fn(usize, usize, usize) -> Vector3<f64>,
+        columns: Option<&[usize]>,
+        value: impl Fn(usize, usize) -> Vector3<f64>,
     ) -> Result<CsrMatrix<f64>, ProblemError> {
         let (n, nv) = (self.n, self.nv);
         let mut offsets = Vec::with_capacity(3 * n + 1);
         offsets.push(0);
         let mut indices = Vec::with_capacity(3 * self.support.len());
         let mut values = Vec::with_capacity(3 * self.support.len());
+        // (column, position in the support) of one contact, in increasing columns.
+        let mut row: Vec<(usize, usize)> = Vec::new();
         for i in 0..n {
             // Supports are in decreasing dof order, CSR rows in increasing order.
             let support = self.support_of(i);
+            row.clear();
+            match columns {
+                None => row.extend(support.iter().enumerate().rev().map(|(p, &k)| (k, p))),
+                Some(columns) => {
+                    row.extend(support.iter().enumerate().map(|(p, &k)| (columns[k], p)));
+                    row.sort_unstable();
+                }
+            }
             for r in [0, 1, 2] {
-                for (position, &k) in support.iter().enumerate().rev() {
-                    indices.push(k);
-                    values.push(value(i, position, k)[r]);
+                for &(column, position) in &row {
+                    indices.push(column);
+                    values.push(value(i, position)[r]);
                 }
                 offsets.push(indices.len());
             }
@@ -477,86 +505,103 @@ impl ContactAssembly {
     /// The factorized operator `G = Yᵀ D⁻¹ Y`: `Yᵀ` (`3n × nv`) sparse with contact `i`'s
     /// rows on its support, and the diagonal `D` of `M = Lᵀ D L` in the place of the mass
     /// matrix of [`FactorizedDelassus`] (module docs of [`super::delassus`]).
-    fn factorized_operator(&self, factor: &MassLtdl) -> Result<FactorizedDelassus, ProblemError> {
+    /// Its dofs are in a fill-reducing order (for the factor of the shifted matrix
+    /// `D + Y (R + ρI)⁻¹ Yᵀ` of the ADMMs), computed when the supports change and kept
+    /// otherwise. `O(nnz(Y))` when the order is kept.
+    fn factorized_operator(
+        &mut self,
+        factor: &MassLtdl,
+    ) -> Result<FactorizedDelassus, ProblemError> {
         let nv = self.nv;
+        if !self.order.holds(&self.support, &self.offsets) {
+            let y_t = self.rows_on_supports("Y", None, |i, position| self.y_of(i)[position])?;
+            let d = CscMatrix::try_from_csc_data(
+                nv,
+                nv,
+                (0..=nv).collect(),
+                (0..nv).collect(),
+                (0..nv).map(|k| factor.d(k)).collect(),
+            )
+            .map_err(|what| ProblemError::Size {
+                field: "D",
+                expected: format!("a {nv}x{nv} diagonal"),
+                got: what.to_string(),
+            })?;
+            let position = fill_reducing_positions(&y_t, &d).unwrap_or_else(|| (0..nv).collect());
+            self.order.keep(&self.support, &self.offsets, position);
+        }
+        let position = &self.order.position;
         // Row r of Yᵀ for each contact's three rows.
-        let y_t = self.rows_on_supports("Y", |i, _, k| self.y[i * nv + k])?;
-        let invalid = |what: nalgebra_sparse::SparseFormatError| ProblemError::Size {
-            field: "Y",
-            expected: "contact rows on their supports".into(),
-            got: what.to_string(),
-        };
-        let d = CscMatrix::try_from_csc_data(
-            nv,
-            nv,
-            (0..=nv).collect(),
-            (0..nv).collect(),
-            (0..nv).map(|k| factor.d(k)).collect(),
-        )
-        .map_err(invalid)?;
-        FactorizedDelassus::new(y_t, d)
+        let y_t = self.rows_on_supports("Y", Some(position), |i, p| self.y_of(i)[p])?;
+        let mut d = vec![0.0; nv];
+        for (k, &place) in position.iter().enumerate() {
+            d[place] = factor.d(k);
+        }
+        FactorizedDelassus::with_diagonal_mass(y_t, &d)
     }
 
-    /// `Y = L⁻ᵀ Jᵀ` on each contact's support, the contact's three columns at once;
-    /// `dense` when [`ContactAssembly::fill_delassus`] follows (it reads `Y` off the
-    /// supports in its general case, so those entries are zeroed).
-    fn fill_y(&mut self, factor: &MassLtdl, dense: bool) -> Result<(), ProblemError> {
-        let (n, nv) = (self.n, self.nv);
-        if self.y.len() != n * nv {
-            self.y = vec![Vector3::zeros(); n * nv];
-            self.z = vec![Vector3::zeros(); n * nv];
+    /// `Y = L⁻ᵀ Jᵀ` and `D⁻¹ Y` on each contact's support, the contact's three columns at
+    /// once (`L⁻ᵀ` keeps a vector on its support: the walk up the chains touches no
+    /// other dof of the scratch column).
+    fn fill_y(&mut self, factor: &MassLtdl) -> Result<(), ProblemError> {
+        let nv = self.nv;
+        if self.column.len() != nv {
+            self.column = vec![Vector3::zeros(); nv];
         }
-        let zero_off_support = dense && !self.single_chain.iter().all(|&s| s);
-        for i in 0..n {
-            let support = &self.support[self.offsets[i]..self.offsets[i + 1]];
-            let entries = &self.entries[self.offsets[i]..self.offsets[i + 1]];
-            let block = &mut self.y[i * nv..(i + 1) * nv];
-            if zero_off_support {
-                block.fill(Vector3::zeros());
-            }
-            for (&k, column) in support.iter().zip(entries) {
-                block[k] = *column;
+        self.y.clear();
+        self.z.clear();
+        let inverse_d = factor.inverse_d();
+        for i in 0..self.n {
+            let (from, to) = (self.offsets[i], self.offsets[i + 1]);
+            let support = &self.support[from..to];
+            for (&k, column) in support.iter().zip(&self.entries[from..to]) {
+                self.column[k] = *column;
             }
             factor
-                .solve_lt_on(block, support)
+                .solve_lt_on(&mut self.column, support)
                 .map_err(|e| ProblemError::Size {
                     field: "M",
                     expected: format!("a factor of dimension {nv}"),
                     got: e.to_string(),
                 })?;
-            let inverse_d = factor.inverse_d();
-            let z = &mut self.z[i * nv..(i + 1) * nv];
             for &k in support {
-                z[k] = block[k] * inverse_d[k];
+                let y = std::mem::take(&mut self.column[k]);
+                self.y.push(y);
+                self.z.push(y * inverse_d[k]);
             }
         }
         Ok(())
     }
 
-    /// `G_ab = Σ_k Y_ka Y_kbᵀ / D_k` (3 × 3 blocks) over the support of contact `a` (`Y_ka`
-    /// is zero elsewhere); blocks `a ≤ b` computed, the others mirrored, so that `G` is
-    /// exactly symmetric.
-    fn fill_delassus(&self, inverse_d: &[f64], delassus: &mut DMatrix<f64>) {
-        let (n, nv) = (self.n, self.nv);
+    /// `G_ab = Σ_k Y_ka Y_kbᵀ / D_k` (3 × 3 blocks) over the dofs both supports hold
+    /// (`Y_ka` is zero off the support of `a`); blocks `a ≤ b` computed, the others
+    /// mirrored, so that `G` is exactly symmetric.
+    fn fill_delassus(&self, delassus: &mut DMatrix<f64>) {
+        let n = self.n;
         let rows = 3 * n;
         let g = delassus.as_mut_slice();
         for a in 0..n {
-            let ya = &self.y[a * nv..(a + 1) * nv];
-            let support_a = self.support_of(a);
+            let (support_a, ya) = (self.support_of(a), self.y_of(a));
             for b in a..n {
-                let yb = &self.y[b * nv..(b + 1) * nv];
+                let (support_b, zb) = (self.support_of(b), self.z_of(b));
                 let mut block = Matrix3::zeros();
                 if self.single_chain[a] && self.single_chain[b] {
-                    // Y_kb is zero off b's support: only the shared tail counts (the terms
-                    // skipped are exact zeros, the others are summed in the same order).
-                    let shared = shared_tail(support_a, self.support_of(b));
-                    let zb = &self.z[b * nv..(b + 1) * nv];
-                    for &k in &support_a[support_a.len() - shared..] {
-                        block += ya[k] * zb[k].transpose();
+                    // Two chains share exactly their common tail.
+                    let shared = shared_tail(support_a, support_b);
+                    let (pa, pb) = (support_a.len() - shared, support_b.len() - shared);
+                    for (y, z) in ya[pa..].iter().zip(&zb[pb..]) {
+                        block += y * z.transpose();
                     }
                 } else {
-                    for &k in support_a {
-                        block += ya[k] * (yb[k] * inverse_d[k]).transpose();
+                    // The dofs of both decreasing lists, in the order of `a`'s.
+                    let mut q = 0;
+                    for (&k, y) in support_a.iter().zip(ya) {
+                        while q < support_b.len() && support_b[q] > k {
+                            q += 1;
+                        }
+                        if q < support_b.len() && support_b[q] == k {
+                            block += y * zb[q].transpose();
+                        }
                     }
                 }
                 for r in 0..3 {
@@ -594,9 +639,8 @@ impl ContactAssembly {
         out.fill(0.0);
         for i in 0..self.n {
             let l = Vector3::new(lambda[3 * i], lambda[3 * i + 1], lambda[3 * i + 2]);
-            let block = &self.y[i * nv..(i + 1) * nv];
-            for &k in self.support_of(i) {
-                out[k] += block[k].dot(&l);
+            for (&k, y) in self.support_of(i).iter().zip(self.y_of(i)) {
+                out[k] += y.dot(&l);
             }
         }
         factor.solve_dl_in_place(out.as_mut_slice())
@@ -610,6 +654,30 @@ impl ContactAssembly {
             self.dense_jacobian = jacobian;
         }
         self.parts = parts;
+    }
+}
+
+/// A fill-reducing order of the dofs (`position[k]`, the place of dof `k`) with the
+/// supports it was computed for: the pattern of `D + Yᵀ Y` depends on them only.
+#[derive(Debug, Clone, Default)]
+struct DofOrder {
+    support: Vec<usize>,
+    offsets: Vec<usize>,
+    position: Vec<usize>,
+}
+
+impl DofOrder {
+    /// Whether the order was computed for these supports.
+    fn holds(&self, support: &[usize], offsets: &[usize]) -> bool {
+        !self.position.is_empty() && self.support == support && self.offsets == offsets
+    }
+
+    fn keep(&mut self, support: &[usize], offsets: &[usize], position: Vec<usize>) {
+        self.support.clear();
+        self.support.extend_from_slice(support);
+        self.offsets.clear();
+        self.offsets.extend_from_slice(offsets);
+        self.position = position;
     }
 }
 

@@ -158,25 +158,48 @@ pub struct Factors {
     jacobian_t: CsrMatrix<f64>,
     /// `M` (`nv × nv`, both triangles).
     mass: CscMatrix<f64>,
-    /// `M = L Lᵀ`.
-    mass_factor: CscCholesky<f64>,
+    /// How `M⁻¹` is applied.
+    mass_solve: MassSolve,
     /// `G_ii`, one per contact.
     diagonal_blocks: Vec<Matrix3<f64>>,
-    /// `1 / M_kk` when `M` is diagonal (the simulator's `D` of `M = Lᵀ D L`), for the
-    /// products that then need no triangular solve.
-    inverse_diagonal: Option<Vec<f64>>,
+}
+
+/// `M⁻¹` of a [`FactorizedDelassus`].
+#[derive(Debug)]
+enum MassSolve {
+    /// `1 / M_kk` of a diagonal `M` (the simulator's `D` of `M = Lᵀ D L`): no factor, no
+    /// triangular solve.
+    Diagonal(Vec<f64>),
+    /// `M = L Lᵀ`.
+    Cholesky(CscCholesky<f64>),
+}
+
+impl MassSolve {
+    /// `v ← M⁻¹ v`.
+    fn solve_mut(&self, v: &mut DVector<f64>) {
+        match self {
+            MassSolve::Diagonal(inverse) => {
+                for (x, d) in v.iter_mut().zip(inverse) {
+                    *x *= d;
+                }
+            }
+            MassSolve::Cholesky(factor) => factor.solve_mut(v),
+        }
+    }
 }
 
 impl Factors {
     /// `G_ii = X_iᵀ X_i`, `X_i = L⁻¹ J_iᵀ` (three sparse forward solves per contact).
     fn compute_diagonal_blocks(&self) -> Vec<Matrix3<f64>> {
-        if let Some(inverse) = &self.inverse_diagonal {
-            return (0..self.jacobian.nrows() / 3)
-                .map(|i| self.diagonal_block_of_diagonal_mass(i, inverse))
-                .collect();
-        }
+        let l = match &self.mass_solve {
+            MassSolve::Diagonal(inverse) => {
+                return (0..self.jacobian.nrows() / 3)
+                    .map(|i| self.diagonal_block_of_diagonal_mass(i, inverse))
+                    .collect();
+            }
+            MassSolve::Cholesky(factor) => factor.l(),
+        };
         let nv = self.mass.nrows();
-        let l = self.mass_factor.l();
         let mut x = DMatrix::zeros(nv, 3);
         (0..self.jacobian.nrows() / 3)
             .map(|i| {
@@ -200,9 +223,24 @@ impl Factors {
 
 impl Factors {
     /// `G_ii = Σ_k J_ik J_ikᵀ / M_kk` for a diagonal `M`, over the entries of contact
-    /// `i`'s rows.
+    /// `i`'s rows: one pass when its three rows are stored on the same columns (the
+    /// simulator's rows on a support), a merge of each pair of rows otherwise.
     fn diagonal_block_of_diagonal_mass(&self, i: usize, inverse: &[f64]) -> Matrix3<f64> {
         let rows: [_; 3] = std::array::from_fn(|r| self.jacobian.row(3 * i + r));
+        let columns = rows[0].col_indices();
+        if rows[1].col_indices() == columns && rows[2].col_indices() == columns {
+            // The same products, summed in the same order, as the merge below.
+            let mut block = Matrix3::zeros();
+            for (p, &k) in columns.iter().enumerate() {
+                let a: [f64; 3] = std::array::from_fn(|r| rows[r].values()[p]);
+                for r in 0..3 {
+                    for c in 0..3 {
+                        block[(r, c)] += a[r] * a[c] * inverse[k];
+                    }
+                }
+            }
+            return block;
+        }
         Matrix3::from_fn(|r, c| {
             let (a, b) = (&rows[r], &rows[c]);
             let mut sum = 0.0;
@@ -233,20 +271,9 @@ fn in_fill_reducing_order(
     mass: CscMatrix<f64>,
 ) -> (CsrMatrix<f64>, CscMatrix<f64>) {
     let nv = mass.nrows();
-    let product: CsrMatrix<f64> = &jacobian.transpose() * &jacobian;
-    let pattern = &mass + &CscMatrix::from(&product);
-    let Ok((order, _, _)) = amd::order(
-        nv,
-        pattern.col_offsets(),
-        pattern.row_indices(),
-        &amd::Control::default(),
-    ) else {
+    let Some(position) = fill_reducing_positions(&jacobian, &mass) else {
         return (jacobian, mass);
     };
-    let mut position = vec![0; nv];
-    for (k, &dof) in order.iter().enumerate() {
-        position[dof] = k;
-    }
     let mut j = CooMatrix::new(jacobian.nrows(), nv);
     for (r, c, v) in jacobian.triplet_iter() {
         j.push(r, position[c], *v);
@@ -256,6 +283,32 @@ fn in_fill_reducing_order(
         m.push(position[r], position[c], *v);
     }
     (CsrMatrix::from(&j), CscMatrix::from(&m))
+}
+
+/// The new place of every dof in the approximate minimum degree order of the pattern of
+/// `M + Jᵀ J` (`J` is `3n × nv`, `M` is `nv × nv`): the order in which the factor of every
+/// shifted matrix `M + Jᵀ D⁻¹ J` fills least. `None` when the ordering fails (it cannot on
+/// a valid pattern). Only the pattern counts: the caller may keep the order while the
+/// contacts touch the same dofs.
+pub fn fill_reducing_positions(
+    jacobian: &CsrMatrix<f64>,
+    mass: &CscMatrix<f64>,
+) -> Option<Vec<usize>> {
+    let nv = mass.nrows();
+    let product: CsrMatrix<f64> = &jacobian.transpose() * jacobian;
+    let pattern = mass + &CscMatrix::from(&product);
+    let (order, _, _) = amd::order(
+        nv,
+        pattern.col_offsets(),
+        pattern.row_indices(),
+        &amd::Control::default(),
+    )
+    .ok()?;
+    let mut position = vec![0; nv];
+    for (k, &dof) in order.iter().enumerate() {
+        position[dof] = k;
+    }
+    Some(position)
 }
 
 /// `1 / M_kk` when every stored entry of `M` is on its diagonal and positive.
@@ -296,21 +349,73 @@ impl FactorizedDelassus {
         check_finite_sparse("J", jacobian.values())?;
         check_finite_sparse("M", mass.values())?;
         let (jacobian, mass) = in_fill_reducing_order(jacobian, mass);
-        let mass_factor = CscCholesky::factor(&mass).map_err(|e| not_definite("M", e))?;
+        let mass_solve = match inverse_of_diagonal(&mass) {
+            Some(inverse) => MassSolve::Diagonal(inverse),
+            None => {
+                MassSolve::Cholesky(CscCholesky::factor(&mass).map_err(|e| not_definite("M", e))?)
+            }
+        };
+        Ok(Self::from_factors(jacobian, mass, mass_solve))
+    }
+
+    /// The operator `J M⁻¹ Jᵀ` of a diagonal `M = diag(diagonal)` with positive entries
+    /// (the `D` of `M = Lᵀ D L` with `Yᵀ = (L⁻ᵀ Jᵀ)ᵀ` in the place of `J`, as the
+    /// simulator assembles it): nothing to factor, and `J`'s columns are kept in the order
+    /// given (the caller's, e.g. [`fill_reducing_positions`] kept while the contacts touch
+    /// the same dofs). `O(nnz(J))`.
+    pub fn with_diagonal_mass(
+        jacobian: CsrMatrix<f64>,
+        diagonal: &[f64],
+    ) -> Result<Self, ProblemError> {
+        let nv = diagonal.len();
+        if jacobian.ncols() != nv || !jacobian.nrows().is_multiple_of(3) {
+            return Err(ProblemError::Size {
+                field: "J",
+                expected: format!("3n x {nv}"),
+                got: format!("{}x{}", jacobian.nrows(), jacobian.ncols()),
+            });
+        }
+        check_finite_sparse("J", jacobian.values())?;
+        check_finite_sparse("M", diagonal)?;
+        if let Some(k) = diagonal.iter().position(|d| *d <= 0.0) {
+            return Err(not_definite(
+                "M",
+                format!("diagonal entry {k} is {}", diagonal[k]),
+            ));
+        }
+        let mass = CscMatrix::try_from_csc_data(
+            nv,
+            nv,
+            (0..=nv).collect(),
+            (0..nv).collect(),
+            diagonal.to_vec(),
+        )
+        .map_err(|e| ProblemError::Size {
+            field: "M",
+            expected: format!("a {nv}x{nv} diagonal"),
+            got: e.to_string(),
+        })?;
+        let inverse = diagonal.iter().map(|d| d.recip()).collect();
+        Ok(Self::from_factors(
+            jacobian,
+            mass,
+            MassSolve::Diagonal(inverse),
+        ))
+    }
+
+    fn from_factors(jacobian: CsrMatrix<f64>, mass: CscMatrix<f64>, mass_solve: MassSolve) -> Self {
         let jacobian_t = jacobian.transpose();
-        let inverse_diagonal = inverse_of_diagonal(&mass);
         let mut factors = Factors {
             jacobian,
             jacobian_t,
             mass,
-            mass_factor,
+            mass_solve,
             diagonal_blocks: Vec::new(),
-            inverse_diagonal,
         };
         factors.diagonal_blocks = factors.compute_diagonal_blocks();
-        Ok(Self {
+        Self {
             factors: Arc::new(factors),
-        })
+        }
     }
 
     /// The dimension `3n`.
@@ -337,7 +442,7 @@ impl FactorizedDelassus {
     pub fn apply_into(&self, x: &[f64], out: &mut [f64]) {
         let mut v = DVector::zeros(self.dofs());
         sparse_product(&self.jacobian_t, x, v.as_mut_slice());
-        self.mass_factor.solve_mut(&mut v);
+        self.mass_solve.solve_mut(&mut v);
         sparse_product(&self.jacobian, v.as_slice(), out);
     }
 
@@ -345,7 +450,7 @@ impl FactorizedDelassus {
     pub fn velocity_change(&self, x: &[f64]) -> DVector<f64> {
         let mut v = DVector::zeros(self.dofs());
         sparse_product(&self.jacobian_t, x, v.as_mut_slice());
-        self.mass_factor.solve_mut(&mut v);
+        self.mass_solve.solve_mut(&mut v);
         v
     }
 
@@ -383,7 +488,7 @@ impl FactorizedDelassus {
     /// `M⁻¹ Jᵀ` (`nv × 3n`, sparse: its exact zeros left out), the columns per-contact
     /// solvers keep `v = M⁻¹ Jᵀ λ` up to date with.
     pub fn minv_jt(&self) -> CscMatrix<f64> {
-        if let Some(inverse) = &self.inverse_diagonal {
+        if let MassSolve::Diagonal(inverse) = &self.mass_solve {
             // Jᵀ with row k scaled by 1 / M_kk.
             let mut columns = CscMatrix::from(&self.jacobian_t);
             for c in 0..columns.ncols() {
@@ -404,7 +509,7 @@ impl FactorizedDelassus {
             for (&k, a) in row.col_indices().iter().zip(row.values()) {
                 column[k] = *a;
             }
-            self.mass_factor.solve_mut(&mut column);
+            self.mass_solve.solve_mut(&mut column);
             for (k, value) in column.iter().enumerate() {
                 if *value != 0.0 {
                     coo.push(k, c, *value);

@@ -155,8 +155,6 @@ pub struct Simulator {
     detector: ContactDetector,
     /// Object placements in their joint frames.
     placements: Vec<Se3>,
-    /// `A|B` names of the detector's pairs, for the records.
-    pair_names: Vec<String>,
     /// World poses of the objects (those in some pair are refreshed each step).
     poses: Vec<Isometry3<f64>>,
     assembly: ContactAssembly,
@@ -200,11 +198,6 @@ impl Simulator {
             .map(|o| (o.shape.clone(), o.joint))
             .collect();
         let detector = ContactDetector::new(objects, &world.filter);
-        let pair_names = detector
-            .pairs()
-            .iter()
-            .map(|&(a, b)| format!("{}|{}", world.objects[a].name, world.objects[b].name))
-            .collect();
         let placements = world
             .objects
             .iter()
@@ -231,7 +224,6 @@ impl Simulator {
             states: Vec::new(),
             detector,
             placements,
-            pair_names,
             data,
             world,
             solver,
@@ -659,13 +651,20 @@ impl Simulator {
         })
     }
 
+    /// The `A|B` name of a contact's pair of objects, formed for the record (a name per
+    /// allowed pair kept from the start would grow with the square of the objects).
+    fn pair_name(&self, (a, b): (usize, usize)) -> String {
+        let objects = &self.world.objects;
+        format!("{}|{}", objects[a].name, objects[b].name)
+    }
+
     /// Per-contact records of the last step (design.md §5), `c` its contact velocities.
     fn contact_records(&self, c: &DVector<f64>) -> Vec<ContactRecord> {
         self.contacts
             .iter()
             .enumerate()
             .map(|(i, contact)| ContactRecord {
-                pair: self.pair_names[contact.pair].clone(),
+                pair: self.pair_name(contact.objects),
                 point: contact.point.into(),
                 signed_distance: contact.distance,
                 lambda: contact_vector(&self.lambda, i).into(),
