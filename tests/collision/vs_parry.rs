@@ -290,7 +290,7 @@ fn boxes_against_spheres_match_parry_to_round_off_in_either_order() {
         let local = Vector3::from_fn(|k, _| rng.random_range(-1.4..1.4) * (h[k] + r));
         inside += usize::from(local.abs().iter().zip(h.iter()).all(|(p, hk)| p < hk));
         let pose_ball = Isometry3::from_parts(
-            (pose_box * nalgebra::Point3::from(local)).into(),
+            (pose_box * nalgebra::Point3::from(local)).coords.into(),
             random_rotation(&mut rng),
         );
         let theirs = parry3d_f64::query::contact(
