@@ -5,8 +5,13 @@
 //! Ids: `contact/hull{N}/{ours-vanilla,ours-polyak,ours-nesterov,parry}` (full signed
 //! distance query: GJK, then EPA on overlap) and `gjk/hull{N}/{vanilla,polyak,nesterov}`
 //! (GJK alone, distance query, as in GJK++ Tab. I).
+//!
+//! `pile/{8,27,64,216}`: the simulator's collision stage (broad phase and narrow phase of
+//! every allowed pair) on the columns of cubes of `scenarios/pile_columns.yaml` at their
+//! initial poses, each cube resting on the one below through its corner spheres.
 
 use std::hint::black_box;
+use std::path::Path;
 use std::sync::Arc;
 
 #[path = "../tests/common/parry.rs"]
@@ -16,7 +21,11 @@ use contactbench::collision::benchmark::{
     place_at_distance, random_direction, random_rotation, run_gjk, variant_settings, PlacedPair,
 };
 use contactbench::collision::simplex::Simplex;
-use contactbench::collision::{signed_distance, ContactSettings, ConvexHull, GjkVariant, Shape};
+use contactbench::collision::{
+    signed_distance, ContactDetector, ContactSettings, ConvexHull, GjkVariant, Shape,
+};
+use contactbench::dynamics::{forward_kinematics, Data};
+use contactbench::simulation::{Scenario, World};
 use criterion::{criterion_group, criterion_main, Criterion};
 use parry3d_f64::math::Pose;
 use parry3d_f64::query::details::contact_support_map_support_map;
@@ -130,5 +139,46 @@ fn bench_gjk(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, bench_contacts, bench_gjk);
+/// A pile's detector and its objects' poses at the initial state.
+fn pile(side: usize) -> (ContactDetector, Vec<nalgebra::Isometry3<f64>>) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/pile_columns.yaml");
+    let columns = format!("world.generate.columns={{nx: {side}, ny: {side}, height: {side}}}");
+    let scenario = Scenario::load(&path, &[columns]).expect("valid pile scenario");
+    let world = World::build(&scenario).expect("buildable pile");
+    let mut data = Data::new(&world.model);
+    forward_kinematics(&world.model, &mut data, &world.q0).expect("finite initial state");
+    let poses = world
+        .objects
+        .iter()
+        .map(|o| data.omi[o.joint] * o.placement)
+        .collect();
+    let objects = world
+        .objects
+        .iter()
+        .map(|o| (o.shape.clone(), o.joint))
+        .collect();
+    (ContactDetector::new(objects, &world.filter), poses)
+}
+
+fn bench_pile(c: &mut Criterion) {
+    let mut group = c.benchmark_group("pile");
+    let settings = ContactSettings {
+        margin: 1e-3,
+        ..Default::default()
+    };
+    for side in [2, 3, 4, 6] {
+        let (mut detector, poses) = pile(side);
+        group.bench_function(format!("{}", side * side * side), |bencher| {
+            bencher.iter(|| {
+                detector
+                    .detect(black_box(&poses), &settings)
+                    .expect("finite poses");
+                black_box(detector.contacts().len())
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench_contacts, bench_gjk, bench_pile);
 criterion_main!(benches);

@@ -1,5 +1,6 @@
 //! Narrow phase for one pair of placed shapes: GJK for separated cores, EPA when they
-//! overlap, the halfspace handled directly; inflation radii added at the end.
+//! overlap, the halfspace and a box against a sphere in closed form; inflation radii
+//! added at the end.
 //!
 //! Conventions (design.md §2): the normal points from A to B, `distance < 0` means
 //! penetration, `point_b − point_a = distance · normal`, and the contact frame is the
@@ -229,6 +230,23 @@ fn query(
             let c = halfspace_contact(normal, *offset, b.radius, pose_b, a, pose_a);
             Ok(Some(swapped(c)))
         }
+        (Core::Cuboid { half_extents }, Core::Point) => Ok(box_point_contact(
+            half_extents,
+            a.radius,
+            pose_a,
+            b.radius,
+            pose_b,
+            gjk_settings.query,
+        )),
+        (Core::Point, Core::Cuboid { half_extents }) => Ok(box_point_contact(
+            half_extents,
+            b.radius,
+            pose_b,
+            a.radius,
+            pose_a,
+            gjk_settings.query,
+        )
+        .map(swapped)),
         _ => Ok(support_map_contact(
             a,
             pose_a,
@@ -328,6 +346,95 @@ struct Hinted<'h> {
     simplex: Option<&'h mut Simplex>,
 }
 
+/// A box (A, half extents `h`, inflated by `radius_a`) against a point core (B, a sphere of
+/// radius `radius_b`), in closed form in the box's frame: the closest point of the box
+/// is the point clamped to `[−h, h]`; a point inside is pushed out through the nearest
+/// face (the least `h_k − |p_k|`). The same geometry GJK and EPA converge to, without
+/// iterating. `None` when the cores are farther apart than a collision query's threshold.
+fn box_point_contact(
+    h: &Vector3<f64>,
+    radius_a: f64,
+    pose_a: &Isometry3<f64>,
+    radius_b: f64,
+    pose_b: &Isometry3<f64>,
+    query: GjkQuery,
+) -> Option<Contact> {
+    let p = pose_a
+        .inverse_transform_point(&pose_b.translation.vector.into())
+        .coords;
+    let closest = p.zip_map(h, |x, hk| x.clamp(-hk, hk));
+    let outside = p - closest;
+    let core = if outside != Vector3::zeros() {
+        let distance = outside.norm();
+        if let GjkQuery::Collision { threshold } = query {
+            if distance > threshold {
+                return None;
+            }
+        }
+        CoreGeometry {
+            point_a: closest,
+            point_b: p,
+            normal: outside / distance,
+            distance,
+            converged: true,
+            epa_iterations: 0,
+        }
+    } else {
+        let depths = h - p.abs();
+        let k = depths.imin();
+        let side = if p[k] < 0.0 { -1.0 } else { 1.0 };
+        let mut on_face = p;
+        on_face[k] = side * h[k];
+        CoreGeometry {
+            point_a: on_face,
+            point_b: p,
+            normal: Vector3::ith(k, side),
+            distance: -depths[k],
+            converged: true,
+            epa_iterations: 0,
+        }
+    };
+    Some(inflated_contact(
+        &core,
+        pose_a,
+        radius_a,
+        radius_b,
+        0,
+        Vector3::zeros(),
+    ))
+}
+
+/// The world contact of core geometry computed in A's frame: each witness moved along the
+/// normal by its shape's inflation radius.
+fn inflated_contact(
+    core: &CoreGeometry,
+    pose_a: &Isometry3<f64>,
+    radius_a: f64,
+    radius_b: f64,
+    gjk_iterations: usize,
+    warm_start: Vector3<f64>,
+) -> Contact {
+    let n = core.normal;
+    let point_a = pose_a
+        .transform_point(&(core.point_a + n * radius_a).into())
+        .coords;
+    let point_b = pose_a
+        .transform_point(&(core.point_b - n * radius_b).into())
+        .coords;
+    let normal = pose_a.rotation * n;
+    Contact {
+        point_a,
+        point_b,
+        normal,
+        distance: core.distance - radius_a - radius_b,
+        frame: contact_frame(&normal),
+        converged: core.converged,
+        gjk_iterations,
+        epa_iterations: core.epa_iterations,
+        warm_start,
+    }
+}
+
 /// Core witnesses and signed core distance in A's frame, before inflation.
 struct CoreGeometry {
     point_a: Vector3<f64>,
@@ -398,26 +505,14 @@ fn support_map_contact(
     if let Some(out) = start.simplex {
         *out = simplex;
     }
-    let n = core.normal;
-    let rotation = pose_a.rotation;
-    let point_a = pose_a
-        .transform_point(&(core.point_a + n * a.radius).into())
-        .coords;
-    let point_b = pose_a
-        .transform_point(&(core.point_b - n * b.radius).into())
-        .coords;
-    let normal = rotation * n;
-    Some(Contact {
-        point_a,
-        point_b,
-        normal,
-        distance: core.distance - a.radius - b.radius,
-        frame: contact_frame(&normal),
-        converged: core.converged,
-        gjk_iterations: result.iterations(),
-        epa_iterations: core.epa_iterations,
-        warm_start: simplex.point(),
-    })
+    Some(inflated_contact(
+        &core,
+        pose_a,
+        a.radius,
+        b.radius,
+        result.iterations(),
+        simplex.point(),
+    ))
 }
 
 fn penetration_geometry(result: EpaResult, fallback_normal: &Vector3<f64>) -> CoreGeometry {

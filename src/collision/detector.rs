@@ -21,15 +21,16 @@
 //! (GJK++ §IV-E).
 
 use std::collections::HashMap;
+use std::ops::Range;
 
 use nalgebra::{Isometry3, Vector3};
 use serde::{Deserialize, Serialize};
 
-use super::broadphase::{world_aabb, Aabb, BuildPairHasher, PairFilter};
+use super::broadphase::{world_aabb, world_plane, Aabb, BuildPairHasher, PairFilter};
 use super::contact::{contact_unfiltered, ContactSettings};
 use super::error::CollisionError;
 use super::scene::PairContact;
-use super::shape::Shape;
+use super::shape::{Core, Shape};
 
 /// What the narrow phase did in one call of [`ContactDetector::detect`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -74,16 +75,29 @@ pub struct ContactDetector {
 /// Bounded pairs above which [`ContactDetector::detect`] sweeps and prunes.
 const SWEEP_ABOVE: usize = 64;
 
-/// What the sweep and prune keeps between calls.
+/// What the sweep and prune keeps between calls. The bounded objects are gathered by
+/// owner (a body's shape and its corner spheres are one group); the sweep runs over the
+/// groups' boxes, and only the pairs of two overlapping groups are compared object by
+/// object. The groups' order along the sweep axis is kept from call to call: bodies move
+/// little in a step, so it is re-sorted by insertion in `O(groups + swaps)`.
 #[derive(Debug, Clone, Default)]
 struct Sweep {
-    /// The index in `pairs` of each allowed pair of bounded objects.
-    bounded: HashMap<(usize, usize), usize, BuildPairHasher>,
-    /// The pairs with a halfspace (always candidates).
+    /// The objects of each group, `members[offsets[g]..offsets[g + 1]]`.
+    members: Vec<usize>,
+    offsets: Vec<usize>,
+    /// The allowed pairs between groups `g < h`, as a range of `between_pairs`.
+    between: HashMap<(usize, usize), Range<usize>, BuildPairHasher>,
+    between_pairs: Vec<usize>,
+    /// The allowed pairs of two objects of one group (compared box to box at each call).
+    within: Vec<usize>,
+    /// The pairs with a halfspace or a height field.
     unbounded: Vec<usize>,
-    /// The bounded objects, sorted along the sweep axis at each call.
+    /// Each group's box at the current call, grown by half the margin.
+    boxes: Vec<Aabb>,
+    /// The groups, sorted by their boxes' lower bound along `axis`.
     order: Vec<usize>,
-    /// The objects whose interval along the axis is still open.
+    axis: usize,
+    /// The groups whose interval along the axis is still open.
     active: Vec<usize>,
     /// The candidate pairs of the current call, increasing.
     candidates: Vec<usize>,
@@ -95,23 +109,17 @@ impl ContactDetector {
     /// (pairs of two ground shapes, halfspaces or height fields, are left out: they have
     /// no narrow phase).
     pub fn new(objects: Vec<(Shape, usize)>, filter: &PairFilter) -> Self {
-        let mut pairs = Vec::new();
-        for (i, (si, oi)) in objects.iter().enumerate() {
-            for (j, (sj, oj)) in objects.iter().enumerate().skip(i + 1) {
-                if filter.accepts(i, j, *oi, *oj) && !(si.is_terrain() && sj.is_terrain()) {
-                    pairs.push((i, j));
-                }
-            }
-        }
+        let pairs = accepted_pairs(&objects, filter);
         let mut in_pairs: Vec<usize> = pairs.iter().flat_map(|&(i, j)| [i, j]).collect();
         in_pairs.sort_unstable();
         in_pairs.dedup();
+        let owners: Vec<usize> = objects.iter().map(|(_, owner)| *owner).collect();
         let shapes: Vec<Shape> = objects.into_iter().map(|(s, _)| s).collect();
         let local_boxes: Vec<Option<Aabb>> = shapes
             .iter()
             .map(|s| world_aabb(s, &Isometry3::identity()))
             .collect();
-        let sweep = build_sweep(&pairs, &local_boxes);
+        let sweep = build_sweep(&pairs, &local_boxes, &owners);
         Self {
             sweep,
             warm_starts: vec![None; pairs.len()],
@@ -189,7 +197,7 @@ impl ContactDetector {
         self.outcomes = DetectionOutcomes::default();
         let mut sweep = self.sweep.take();
         if let Some(sweep) = sweep.as_mut() {
-            sweep.find_candidates(&self.world_boxes, margin);
+            sweep.find_candidates(&self.pairs, &self.shapes, poses, &self.world_boxes, margin);
         }
         let all_pairs = 0..self.pairs.len();
         let candidates: &mut dyn Iterator<Item = usize> = match &sweep {
@@ -251,68 +259,215 @@ impl ContactDetector {
     }
 }
 
-/// The sweep's index when there are more than [`SWEEP_ABOVE`] bounded pairs.
-fn build_sweep(pairs: &[(usize, usize)], local_boxes: &[Option<Aabb>]) -> Option<Sweep> {
-    let mut sweep = Sweep::default();
-    for (p, &(i, j)) in pairs.iter().enumerate() {
-        if local_boxes[i].is_some() && local_boxes[j].is_some() {
-            sweep.bounded.insert((i, j), p);
-        } else {
-            sweep.unbounded.push(p);
-        }
-    }
-    if sweep.bounded.len() <= SWEEP_ABOVE {
+/// The pairs `(a, b)`, `a < b`, increasing, that `filter` accepts and that are not two
+/// ground shapes; with a list of allowed pairs, only those are visited (a pile's
+/// objects are too many to try every pair).
+fn accepted_pairs(objects: &[(Shape, usize)], filter: &PairFilter) -> Vec<(usize, usize)> {
+    let accepted = |(i, j): (usize, usize)| {
+        let ((si, oi), (sj, oj)) = (&objects[i], &objects[j]);
+        filter.accepts(i, j, *oi, *oj) && !(si.is_terrain() && sj.is_terrain())
+    };
+    let n = objects.len();
+    let mut pairs: Vec<(usize, usize)> = match &filter.allowed {
+        Some(allowed) => allowed
+            .iter()
+            .map(|&(i, j)| (i.min(j), i.max(j)))
+            .filter(|&(i, j)| j < n && accepted((i, j)))
+            .collect(),
+        None => (0..n)
+            .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
+            .filter(|&pair| accepted(pair))
+            .collect(),
+    };
+    pairs.sort_unstable();
+    pairs.dedup();
+    pairs
+}
+
+/// The sweep's groups and pair index when there are more than [`SWEEP_ABOVE`] bounded
+/// pairs; `owners[k]` is object `k`'s owner.
+fn build_sweep(
+    pairs: &[(usize, usize)],
+    local_boxes: &[Option<Aabb>],
+    owners: &[usize],
+) -> Option<Sweep> {
+    let is_bounded =
+        |&(i, j): &(usize, usize)| local_boxes[i].is_some() && local_boxes[j].is_some();
+    if pairs.iter().filter(|p| is_bounded(p)).count() <= SWEEP_ABOVE {
         return None;
     }
-    let mut objects: Vec<usize> = sweep.bounded.keys().flat_map(|&(i, j)| [i, j]).collect();
-    objects.sort_unstable();
-    objects.dedup();
-    sweep.order = objects;
+    let mut sweep = Sweep::default();
+    let mut group_of: HashMap<usize, usize, BuildPairHasher> = HashMap::default();
+    let mut group_members: Vec<Vec<usize>> = Vec::new();
+    let mut object_group = vec![usize::MAX; local_boxes.len()];
+    let mut by_groups: Vec<((usize, usize), usize)> = Vec::new();
+    for (p, pair) in pairs.iter().enumerate() {
+        if !is_bounded(pair) {
+            sweep.unbounded.push(p);
+            continue;
+        }
+        let mut group = |k: usize| {
+            if object_group[k] == usize::MAX {
+                let next = group_of.len();
+                let g = *group_of.entry(owners[k]).or_insert(next);
+                if g == group_members.len() {
+                    group_members.push(Vec::new());
+                }
+                group_members[g].push(k);
+                object_group[k] = g;
+            }
+            object_group[k]
+        };
+        let (g, h) = (group(pair.0), group(pair.1));
+        if g == h {
+            sweep.within.push(p);
+        } else {
+            by_groups.push(((g.min(h), g.max(h)), p));
+        }
+    }
+    by_groups.sort_unstable();
+    for chunk in by_groups.chunk_by(|a, b| a.0 == b.0) {
+        let start = sweep.between_pairs.len();
+        sweep.between_pairs.extend(chunk.iter().map(|&(_, p)| p));
+        sweep
+            .between
+            .insert(chunk[0].0, start..sweep.between_pairs.len());
+    }
+    sweep.offsets.push(0);
+    for members in &group_members {
+        sweep.members.extend_from_slice(members);
+        sweep.offsets.push(sweep.members.len());
+    }
+    sweep.order = (0..group_members.len()).collect();
+    sweep.boxes = vec![
+        Aabb {
+            min: Vector3::zeros(),
+            max: Vector3::zeros(),
+        };
+        group_members.len()
+    ];
+    sweep.axis = usize::MAX;
     Some(sweep)
 }
 
 impl Sweep {
-    /// The pairs whose world boxes, grown by `margin`, overlap on every axis (a superset
-    /// of those passing the narrow phase's box test), and the pairs with a halfspace:
-    /// `candidates`, increasing.
-    fn find_candidates(&mut self, boxes: &[Option<Aabb>], margin: f64) {
-        let placed = |k: usize| boxes[k].map(|b| b.loosened(margin));
-        let axis = sweep_axis(&self.order, boxes);
-        let low = |k: usize| placed(k).map_or(f64::NEG_INFINITY, |b| b.min[axis]);
-        self.order
-            .sort_unstable_by(|&a, &b| low(a).total_cmp(&low(b)));
+    /// The pairs whose world boxes, grown by `margin`, overlap on every axis (those that
+    /// pass the narrow phase's box test), and the pairs with a halfspace whose plane the
+    /// other object's box reaches within `margin` (every other pair with a halfspace or a
+    /// height field): `candidates`, increasing.
+    fn find_candidates(
+        &mut self,
+        pairs: &[(usize, usize)],
+        shapes: &[Shape],
+        poses: &[Isometry3<f64>],
+        boxes: &[Option<Aabb>],
+        margin: f64,
+    ) {
+        self.place_groups(boxes, margin);
+        self.sort_groups();
         self.candidates.clear();
-        self.candidates.extend_from_slice(&self.unbounded);
+        let overlap = |p: usize| {
+            let (i, j) = pairs[p];
+            matches!((&boxes[i], &boxes[j]), (Some(bi), Some(bj)) if bi.loosened(margin).intersects(bj))
+        };
+        self.candidates
+            .extend(self.within.iter().copied().filter(|&p| overlap(p)));
+        for &p in &self.unbounded {
+            if reaches_plane(pairs[p], shapes, poses, boxes, margin) {
+                self.candidates.push(p);
+            }
+        }
+        let axis = self.axis;
         self.active.clear();
-        for &k in &self.order {
-            let Some(bk) = placed(k) else {
-                continue;
-            };
+        for &g in &self.order {
+            let bg = self.boxes[g];
+            let boxes_of_groups = &self.boxes;
             self.active
-                .retain(|&a| placed(a).is_some_and(|ba| ba.max[axis] >= bk.min[axis]));
+                .retain(|&a| boxes_of_groups[a].max[axis] >= bg.min[axis]);
             for &a in &self.active {
-                let overlaps = placed(a).is_some_and(|ba| ba.intersects(&bk));
-                if let (true, Some(&p)) = (overlaps, self.bounded.get(&(a.min(k), a.max(k)))) {
-                    self.candidates.push(p);
+                if !self.boxes[a].intersects(&bg) {
+                    continue;
+                }
+                if let Some(range) = self.between.get(&(a.min(g), a.max(g))) {
+                    let between = &self.between_pairs[range.clone()];
+                    self.candidates
+                        .extend(between.iter().copied().filter(|&p| overlap(p)));
                 }
             }
-            self.active.push(k);
+            self.active.push(g);
         }
         self.candidates.sort_unstable();
     }
+
+    /// Each group's box: the union of its objects' world boxes, grown by half the margin
+    /// (two grown boxes overlap when one box grown by the whole margin meets the other).
+    fn place_groups(&mut self, boxes: &[Option<Aabb>], margin: f64) {
+        for (g, bound) in self.boxes.iter_mut().enumerate() {
+            let members = &self.members[self.offsets[g]..self.offsets[g + 1]];
+            let mut union = Aabb {
+                min: Vector3::repeat(f64::INFINITY),
+                max: Vector3::repeat(f64::NEG_INFINITY),
+            };
+            for b in members.iter().filter_map(|&k| boxes[k].as_ref()) {
+                union.min = union.min.inf(&b.min);
+                union.max = union.max.sup(&b.max);
+            }
+            *bound = union.loosened(0.5 * margin);
+        }
+    }
+
+    /// Sorts the groups along the axis of largest spread: by insertion from the last
+    /// call's order (nearly sorted), or afresh when the axis changed.
+    fn sort_groups(&mut self) {
+        let axis = sweep_axis(&self.boxes);
+        let boxes = &self.boxes;
+        let low = |g: usize| boxes[g].min[axis];
+        if axis != self.axis {
+            self.order
+                .sort_unstable_by(|&a, &b| low(a).total_cmp(&low(b)));
+            self.axis = axis;
+            return;
+        }
+        for k in 1..self.order.len() {
+            let g = self.order[k];
+            let mut slot = k;
+            while slot > 0 && low(self.order[slot - 1]) > low(g) {
+                self.order[slot] = self.order[slot - 1];
+                slot -= 1;
+            }
+            self.order[slot] = g;
+        }
+    }
 }
 
-/// The axis along which the centres of the boxes of `objects` spread most.
-fn sweep_axis(objects: &[usize], boxes: &[Option<Aabb>]) -> usize {
-    let centres = || {
-        objects
-            .iter()
-            .filter_map(|&k| boxes[k].map(|b| (b.min + b.max) * 0.5))
+/// For a pair with a halfspace: whether the other object's box reaches within `margin`
+/// of the plane (its lowest corner along the normal); true for a height field.
+fn reaches_plane(
+    (i, j): (usize, usize),
+    shapes: &[Shape],
+    poses: &[Isometry3<f64>],
+    boxes: &[Option<Aabb>],
+    margin: f64,
+) -> bool {
+    let (plane, other) = if boxes[i].is_none() { (i, j) } else { (j, i) };
+    let (Core::Halfspace { .. }, Some(b)) = (&shapes[plane].core, &boxes[other]) else {
+        return true;
     };
-    let count = centres().count().max(1) as f64;
-    let mean = centres().sum::<Vector3<f64>>() / count;
-    centres()
-        .map(|c| (c - mean).component_mul(&(c - mean)))
+    let Some((normal, offset)) = world_plane(&shapes[plane], &poses[plane]) else {
+        return true;
+    };
+    let corner = Vector3::from_fn(|k, _| if normal[k] >= 0.0 { b.min[k] } else { b.max[k] });
+    normal.dot(&corner) <= offset + margin
+}
+
+/// The axis along which the centres of `boxes` spread most.
+fn sweep_axis(boxes: &[Aabb]) -> usize {
+    let count = boxes.len().max(1) as f64;
+    let centre = |b: &Aabb| (b.min + b.max) * 0.5;
+    let mean = boxes.iter().map(centre).sum::<Vector3<f64>>() / count;
+    boxes
+        .iter()
+        .map(|b| (centre(b) - mean).component_mul(&(centre(b) - mean)))
         .sum::<Vector3<f64>>()
         .imax()
 }
@@ -383,6 +538,84 @@ mod tests {
         assert!(
             candidates <= 200 && swept.pairs().len() == 528,
             "{candidates}"
+        );
+    }
+
+    #[test]
+    fn the_grouped_sweep_finds_the_contacts_of_the_pair_by_pair_loop_on_a_pile() {
+        // Columns of 3 × 3 × 3 tilted boxes, each with 8 corner spheres of the same owner
+        // touching the ground and the boxes listed before it (the world's rules for a
+        // pile), the boxes 1 mm into each other so that every corner below touches.
+        let Ok(ground) = Shape::halfspace(Vector3::z(), 0.0) else {
+            panic!("valid ground");
+        };
+        let mut objects = vec![(ground, 0)];
+        let mut poses = vec![Isometry3::identity()];
+        let mut bodies = Vec::new();
+        let h = 0.05;
+        for k in 0..27_usize {
+            let (x, y, z) = ((k % 3) as f64, ((k / 3) % 3) as f64, (k / 9) as f64);
+            let tilt = 0.02 * ((k * 5) % 3) as f64;
+            let pose = Isometry3::from_parts(
+                Translation3::new(0.12 * x, 0.12 * y, h + (2.0 * h - 1e-3) * z),
+                UnitQuaternion::from_euler_angles(tilt, -tilt, 2.0 * tilt),
+            );
+            let Ok(cube) = Shape::cuboid(Vector3::repeat(h)) else {
+                panic!("valid box");
+            };
+            bodies.push(objects.len());
+            objects.push((cube, k + 1));
+            poses.push(pose);
+            for c in 0..8 {
+                let sign = |bit: usize| if c & bit == 0 { -1.0 } else { 1.0 };
+                let corner = Vector3::new(sign(1), sign(2), sign(4)) * (h - 0.005);
+                let Ok(sphere) = Shape::sphere(0.005) else {
+                    panic!("valid sphere");
+                };
+                objects.push((sphere, k + 1));
+                poses.push(pose * Translation3::from(corner));
+            }
+        }
+        let mut allowed = crate::collision::PairSet::default();
+        for (i, (_, owner)) in objects.iter().enumerate().skip(1) {
+            let is_corner = !bodies.contains(&i);
+            if is_corner {
+                allowed.insert((0, i));
+                allowed.extend(
+                    bodies
+                        .iter()
+                        .filter(|&&b| b < i && objects[b].1 != *owner)
+                        .map(|&b| (b, i)),
+                );
+            }
+        }
+        let filter = PairFilter {
+            allowed: Some(allowed),
+            ..Default::default()
+        };
+        let mut swept = ContactDetector::new(objects, &filter);
+        assert!(swept.sweep.is_some());
+        let mut looped = swept.clone();
+        looped.sweep = None;
+        let settings = ContactSettings {
+            margin: 1e-3,
+            ..Default::default()
+        };
+        for detector in [&mut swept, &mut looped] {
+            let Ok(()) = detector.detect(&poses, &settings) else {
+                panic!("finite poses");
+            };
+        }
+        assert_eq!(swept.contact_pairs(), looped.contact_pairs());
+        assert_eq!(swept.contacts(), looped.contacts());
+        // Every contact, and few candidates: the pairs of neighbouring boxes only.
+        let count = swept.contacts().len();
+        assert!(count > 40, "{count} contacts");
+        let candidates = swept.sweep.as_ref().map_or(0, |s| s.candidates.len());
+        let pairs = swept.pairs().len();
+        assert!(
+            candidates * 10 <= pairs,
+            "{candidates} candidates of {pairs} pairs"
         );
     }
 

@@ -269,3 +269,59 @@ fn primitives_agree_with_parry() {
     );
     eprintln!("primitives: parry looser than 1e-6 on {parry_looser} of {pairs} pairs");
 }
+
+/// A box against a sphere, in either order, is closed form: its signed distance, normal
+/// and witness points match parry's (a projection of the centre on the box) to round-off,
+/// the sphere's centre anywhere from inside the box to beyond its inflated reach.
+#[test]
+fn boxes_against_spheres_match_parry_to_round_off_in_either_order() {
+    let mut rng = ChaCha8Rng::seed_from_u64(21);
+    let settings = ContactSettings::default();
+    let (mut inside, mut worst) = (0, 0.0_f64);
+    for i in 0..2000 {
+        let h = Vector3::from_fn(|_, _| rng.random_range(0.02..0.15));
+        let r = rng.random_range(0.005..0.05);
+        let cube = Shape::cuboid(h).expect("valid box");
+        let ball = Shape::sphere(r).expect("valid sphere");
+        let pose_box = Isometry3::from_parts(
+            Vector3::from_fn(|_, _| rng.random_range(-1.0..1.0)).into(),
+            random_rotation(&mut rng),
+        );
+        let local = Vector3::from_fn(|k, _| rng.random_range(-1.4..1.4) * (h[k] + r));
+        inside += usize::from(local.abs().iter().zip(h.iter()).all(|(p, hk)| p < hk));
+        let pose_ball = Isometry3::from_parts(
+            (pose_box * nalgebra::Point3::from(local)).coords.into(),
+            random_rotation(&mut rng),
+        );
+        let theirs = parry3d_f64::query::contact(
+            &to_parry_pose(&pose_box),
+            &parry3d_f64::shape::Cuboid::new(Vector::new(h.x, h.y, h.z)),
+            &to_parry_pose(&pose_ball),
+            &parry3d_f64::shape::Ball::new(r),
+            10.0,
+        )
+        .expect("supported pair")
+        .unwrap_or_else(|| panic!("pair {i}: parry found no contact"));
+        let ab = signed_distance(&cube, &pose_box, &ball, &pose_ball, &settings, None)
+            .expect("valid pair");
+        let ba = signed_distance(&ball, &pose_ball, &cube, &pose_box, &settings, None)
+            .expect("valid pair");
+        let to_vector = |v: Vector| Vector3::new(v.x, v.y, v.z);
+        let gaps = [
+            (ab.distance - theirs.dist).abs(),
+            (ab.normal - to_vector(theirs.normal1)).amax(),
+            (ab.point_a - to_vector(theirs.point1)).amax(),
+            (ab.point_b - to_vector(theirs.point2)).amax(),
+            (ba.distance - ab.distance).abs(),
+            (ba.normal + ab.normal).amax(),
+            (ba.point_a - ab.point_b).amax(),
+            (ba.point_b - ab.point_a).amax(),
+        ];
+        let gap = gaps.iter().copied().fold(0.0, f64::max);
+        assert!(gap <= 1e-12, "pair {i}: gaps {gaps:?}");
+        assert!(ab.converged && ab.gjk_iterations == 0 && ab.epa_iterations == 0);
+        worst = worst.max(gap);
+    }
+    assert!(inside > 100, "{inside} centres inside their box");
+    eprintln!("boxes against spheres: largest gap to parry {worst:e}");
+}
