@@ -18,6 +18,7 @@
 //! to the number of contacts it allocates nothing itself (the solver's own report aside).
 //! [`Simulator::step`] takes a step and returns its [`StepRecord`].
 
+use std::collections::HashMap;
 use std::time::Instant;
 
 use nalgebra::{DVector, Isometry3, Vector3};
@@ -31,7 +32,9 @@ use super::locomotion::TrotState;
 use super::recorder::{ContactRecord, StageTimings, StepRecord};
 use super::scenario::{ExternalForce, StepMetrics};
 use super::world::{ActuationWorkspace, World};
-use crate::collision::{CollisionError, ContactDetector, ContactSettings, DetectionOutcomes};
+use crate::collision::{
+    BuildPairHasher, CollisionError, ContactDetector, ContactSettings, DetectionOutcomes,
+};
 use crate::dynamics::all_terms::factorized_mass_and_bias_at_placements;
 use crate::dynamics::{self, Data, DynamicsError, MassLtdl, Se3};
 use crate::metrics::energy::MechanicalEnergy;
@@ -155,6 +158,8 @@ pub struct Simulator {
     detector: ContactDetector,
     /// Object placements in their joint frames.
     placements: Vec<Se3>,
+    /// `A|B` names of the pairs of objects that have touched, for the records.
+    pair_names: HashMap<(usize, usize), String, BuildPairHasher>,
     /// World poses of the objects (those in some pair are refreshed each step).
     poses: Vec<Isometry3<f64>>,
     assembly: ContactAssembly,
@@ -224,6 +229,7 @@ impl Simulator {
             states: Vec::new(),
             detector,
             placements,
+            pair_names: HashMap::default(),
             data,
             world,
             solver,
@@ -624,6 +630,7 @@ impl Simulator {
                     }
                     StepMetrics::None => None,
                 };
+                self.name_touching_pairs();
                 (self.contact_records(&c), metrics)
             }
             None => (Vec::new(), None),
@@ -651,11 +658,17 @@ impl Simulator {
         })
     }
 
-    /// The `A|B` name of a contact's pair of objects, formed for the record (a name per
-    /// allowed pair kept from the start would grow with the square of the objects).
-    fn pair_name(&self, (a, b): (usize, usize)) -> String {
+    /// Forms the `A|B` name of each contact's pair of objects at the pair's first contact
+    /// and keeps it (names for every allowed pair would grow with the square of the
+    /// objects; forming them anew each step costs a formatting per contact and step).
+    fn name_touching_pairs(&mut self) {
         let objects = &self.world.objects;
-        format!("{}|{}", objects[a].name, objects[b].name)
+        for contact in &self.contacts {
+            let (a, b) = contact.objects;
+            self.pair_names
+                .entry((a, b))
+                .or_insert_with(|| format!("{}|{}", objects[a].name, objects[b].name));
+        }
     }
 
     /// Per-contact records of the last step (design.md §5), `c` its contact velocities.
@@ -664,7 +677,11 @@ impl Simulator {
             .iter()
             .enumerate()
             .map(|(i, contact)| ContactRecord {
-                pair: self.pair_name(contact.objects),
+                pair: self
+                    .pair_names
+                    .get(&contact.objects)
+                    .cloned()
+                    .unwrap_or_default(),
                 point: contact.point.into(),
                 signed_distance: contact.distance,
                 lambda: contact_vector(&self.lambda, i).into(),
