@@ -171,7 +171,7 @@ enum MassSolve {
     /// triangular solve.
     Diagonal(Vec<f64>),
     /// `M = L Lᵀ`.
-    Cholesky(CscCholesky<f64>),
+    Cholesky(Box<CscCholesky<f64>>),
 }
 
 impl MassSolve {
@@ -351,9 +351,9 @@ impl FactorizedDelassus {
         let (jacobian, mass) = in_fill_reducing_order(jacobian, mass);
         let mass_solve = match inverse_of_diagonal(&mass) {
             Some(inverse) => MassSolve::Diagonal(inverse),
-            None => {
-                MassSolve::Cholesky(CscCholesky::factor(&mass).map_err(|e| not_definite("M", e))?)
-            }
+            None => MassSolve::Cholesky(Box::new(
+                CscCholesky::factor(&mass).map_err(|e| not_definite("M", e))?,
+            )),
         };
         Ok(Self::from_factors(jacobian, mass, mass_solve))
     }
