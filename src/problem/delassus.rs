@@ -164,6 +164,18 @@ pub struct Factors {
     diagonal_blocks: Vec<Matrix3<f64>>,
 }
 
+/// Refuses a `J` that is not `3n × nv`.
+fn check_jacobian_size(jacobian: &CsrMatrix<f64>, nv: usize) -> Result<(), ProblemError> {
+    if jacobian.ncols() != nv || !jacobian.nrows().is_multiple_of(3) {
+        return Err(ProblemError::Size {
+            field: "J",
+            expected: format!("3n x {nv}"),
+            got: format!("{}x{}", jacobian.nrows(), jacobian.ncols()),
+        });
+    }
+    Ok(())
+}
+
 /// `M⁻¹` of a [`FactorizedDelassus`].
 #[derive(Debug)]
 enum MassSolve {
@@ -339,13 +351,7 @@ impl FactorizedDelassus {
         if mass.ncols() != nv {
             return Err(size("M", format!("{nv}x{nv}"), mass.ncols(), mass.nrows()));
         }
-        if jacobian.ncols() != nv || !jacobian.nrows().is_multiple_of(3) {
-            return Err(ProblemError::Size {
-                field: "J",
-                expected: format!("3n x {nv}"),
-                got: format!("{}x{}", jacobian.nrows(), jacobian.ncols()),
-            });
-        }
+        check_jacobian_size(&jacobian, nv)?;
         check_finite_sparse("J", jacobian.values())?;
         check_finite_sparse("M", mass.values())?;
         let (jacobian, mass) = in_fill_reducing_order(jacobian, mass);
@@ -368,13 +374,7 @@ impl FactorizedDelassus {
         diagonal: &[f64],
     ) -> Result<Self, ProblemError> {
         let nv = diagonal.len();
-        if jacobian.ncols() != nv || !jacobian.nrows().is_multiple_of(3) {
-            return Err(ProblemError::Size {
-                field: "J",
-                expected: format!("3n x {nv}"),
-                got: format!("{}x{}", jacobian.nrows(), jacobian.ncols()),
-            });
-        }
+        check_jacobian_size(&jacobian, nv)?;
         check_finite_sparse("J", jacobian.values())?;
         check_finite_sparse("M", diagonal)?;
         if let Some(k) = diagonal.iter().position(|d| *d <= 0.0) {
