@@ -517,19 +517,7 @@ mod tests {
                 UnitQuaternion::from_euler_angles(0.1 * jitter, 0.0, 3.0 * jitter),
             ));
         }
-        let mut swept = ContactDetector::new(objects, &PairFilter::default());
-        assert!(swept.sweep.is_some());
-        let mut looped = swept.clone();
-        looped.sweep = None;
-        let settings = ContactSettings {
-            margin: 1e-2,
-            ..Default::default()
-        };
-        for detector in [&mut swept, &mut looped] {
-            let Ok(()) = detector.detect(&poses, &settings) else {
-                panic!("finite poses");
-            };
-        }
+        let (swept, looped) = swept_and_looped(objects, &PairFilter::default(), &poses, 1e-2);
         assert!(swept.contacts().len() > 40, "{}", swept.contacts().len());
         assert_eq!(swept.contact_pairs(), looped.contact_pairs());
         assert_eq!(swept.contacts(), looped.contacts());
@@ -539,6 +527,30 @@ mod tests {
             candidates <= 200 && swept.pairs().len() == 528,
             "{candidates}"
         );
+    }
+
+    /// The detector over `objects` run at `poses` twice: by its sweep and by the
+    /// pair-by-pair loop.
+    fn swept_and_looped(
+        objects: Vec<(Shape, usize)>,
+        filter: &PairFilter,
+        poses: &[Isometry3<f64>],
+        margin: f64,
+    ) -> (ContactDetector, ContactDetector) {
+        let mut swept = ContactDetector::new(objects, filter);
+        assert!(swept.sweep.is_some());
+        let mut looped = swept.clone();
+        looped.sweep = None;
+        let settings = ContactSettings {
+            margin,
+            ..Default::default()
+        };
+        for detector in [&mut swept, &mut looped] {
+            let Ok(()) = detector.detect(poses, &settings) else {
+                panic!("finite poses");
+            };
+        }
+        (swept, looped)
     }
 
     #[test]
@@ -593,19 +605,7 @@ mod tests {
             allowed: Some(allowed),
             ..Default::default()
         };
-        let mut swept = ContactDetector::new(objects, &filter);
-        assert!(swept.sweep.is_some());
-        let mut looped = swept.clone();
-        looped.sweep = None;
-        let settings = ContactSettings {
-            margin: 1e-3,
-            ..Default::default()
-        };
-        for detector in [&mut swept, &mut looped] {
-            let Ok(()) = detector.detect(&poses, &settings) else {
-                panic!("finite poses");
-            };
-        }
+        let (swept, looped) = swept_and_looped(objects, &filter, &poses, 1e-3);
         assert_eq!(swept.contact_pairs(), looped.contact_pairs());
         assert_eq!(swept.contacts(), looped.contacts());
         // Every contact, and few candidates: the pairs of neighbouring boxes only.
