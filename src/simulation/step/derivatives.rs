@@ -36,9 +36,9 @@ use crate::derivatives::{
     differentiate, ContactMode, DerivativeError, DerivativeSettings, LinearMethod, ModeReport,
 };
 use crate::dynamics::derivatives::{
-    gravity_derivatives_into, mass_quadratic_gradient, point_force_derivative, point_velocity_derivative,
-    rnea_derivatives_at_placements_into, rnea_derivatives_into, world_twists, Anchor,
-    DerivativeWorkspace, RneaDerivatives,
+    gravity_derivatives_into, mass_quadratic_gradient, point_force_derivative,
+    point_velocity_derivative, rnea_derivatives_at_placements_into, rnea_derivatives_into,
+    world_twists, Anchor, DerivativeWorkspace, RneaDerivatives,
 };
 use crate::dynamics::lie_derivatives::free_flyer_integrate_derivatives;
 use crate::dynamics::{self, check_configuration, check_velocity, DynamicsError, MassLtdl};
