@@ -8,9 +8,11 @@
 //! independent forces, not twelve), the least-norm least-squares solution `K⁺ b` is used
 //! instead: of the answers that satisfy the linearized conditions (as well as they can be
 //! satisfied), the smallest change of `λ`. A symmetric `K` stops its pivoted Cholesky at
-//! rank `r`, `K = P F Fᵀ Pᵀ` with `F` (`m × r`) of full column rank, and with `F = Q R`,
-//! `K⁺ = P F (Fᵀ F)⁻² Fᵀ Pᵀ = P Q R⁻ᵀ R⁻¹ Qᵀ Pᵀ`; a general one goes through the SVD with singular values
-//! below `rank_tolerance · σ_max` dropped.
+//! rank `r`, `K = P F Fᵀ Pᵀ` with `F` (`m × r`) of full column rank, and
+//! `K⁺ = P F (Fᵀ F)⁻² Fᵀ Pᵀ = P F⁺ᵀ F⁺ Pᵀ` with `F⁺ = (Fᵀ F)⁻¹ Fᵀ` from the Cholesky
+//! factor of the `r × r` Gram matrix `Fᵀ F` (two triangular solves; its condition number
+//! is that of `K`'s `r` kept pivots, which `rank_tolerance` bounds); a general `K` goes
+//! through the SVD with singular values below `rank_tolerance · σ_max` dropped.
 
 use nalgebra::{DMatrix, Dyn, PermutationSequence};
 use serde::Serialize;
@@ -36,11 +38,11 @@ enum Factor {
         order: Vec<usize>,
         lower: DMatrix<f64>,
     },
-    /// `K⁺ = P Q R⁻ᵀ R⁻¹ Qᵀ Pᵀ` of a rank-deficient symmetric `K` (module docs).
+    /// `K⁺ = P F⁺ᵀ F⁺ Pᵀ` of a rank-deficient symmetric `K` (module docs): `pinv` is
+    /// `F⁺` (`r × m`).
     SymmetricPseudo {
         order: Vec<usize>,
-        q: DMatrix<f64>,
-        r: DMatrix<f64>,
+        pinv: DMatrix<f64>,
     },
     Lu {
         permutation: PermutationSequence<Dyn>,
@@ -90,7 +92,8 @@ impl LinearSystem {
     }
 
     /// A symmetric positive semi-definite `K` by its pivoted Cholesky factor: the factor
-    /// itself at full rank, `K⁺` from its QR otherwise (module docs).
+    /// itself at full rank, `F⁺` otherwise (module docs; the SVD's `K⁺` should the Gram
+    /// matrix of the kept columns not be numerically positive definite).
     fn symmetric(k: &DMatrix<f64>, rank_tolerance: f64) -> Self {
         let dim = k.nrows();
         let (order, lower, rank) = pivoted_cholesky(k, rank_tolerance);
@@ -102,12 +105,14 @@ impl LinearSystem {
                 dim,
             };
         }
-        let qr = lower.columns(0, rank).into_owned().qr();
+        let kept = lower.columns(0, rank);
+        let Some(gram) = kept.tr_mul(&kept).cholesky() else {
+            return Self::pseudo_inverse(k.clone(), rank_tolerance);
+        };
         Self {
             factor: Factor::SymmetricPseudo {
                 order,
-                q: qr.q(),
-                r: qr.r(),
+                pinv: gram.solve(&kept.transpose()),
             },
             method: LinearMethod::LeastNorm,
             rank,
@@ -171,33 +176,21 @@ impl LinearSystem {
 
     /// `K⁻¹` (or `K⁺`) itself, for a Jacobian with one column per entry: from the
     /// symmetric factors without solving the identity's columns, `K⁻¹ = P F⁻ᵀ F⁻¹ Pᵀ`
-    /// and `K⁺ = P Wᵀ W Pᵀ` with `W = R⁻¹ Qᵀ` (`rank × dim`).
+    /// and `K⁺ = P F⁺ᵀ F⁺ Pᵀ`, one triangle of each product.
     pub(crate) fn inverse(&self) -> DMatrix<f64> {
-        let (order, w) = match &self.factor {
+        match &self.factor {
             Factor::Cholesky { order, lower } => {
                 let mut w = DMatrix::identity(self.dim, self.dim);
                 lower.solve_lower_triangular_mut(&mut w);
-                (order, w)
+                scattered_gram(order, &w)
             }
-            Factor::SymmetricPseudo { order, q, r } => {
-                let mut w = q.transpose();
-                r.solve_upper_triangular_mut(&mut w);
-                (order, w)
-            }
+            Factor::SymmetricPseudo { order, pinv } => scattered_gram(order, pinv),
             _ => {
                 let mut b = DMatrix::identity(self.dim, self.dim);
                 self.solve_in_place(&mut b);
-                return b;
-            }
-        };
-        let inner = w.tr_mul(&w);
-        let mut out = DMatrix::zeros(self.dim, self.dim);
-        for (a, &i) in order.iter().enumerate() {
-            for (b, &j) in order.iter().enumerate() {
-                out[(i, j)] = inner[(a, b)];
+                b
             }
         }
-        out
     }
 
     /// `b ← K⁻ᵀ b` (or `(K⁺)ᵀ b`), every column: `P K = L U` gives `Kᵀ = Uᵀ Lᵀ P`.
@@ -220,7 +213,7 @@ impl LinearSystem {
     }
 
     /// `b ← K⁻¹ b` or `K⁺ b` of a symmetric `K` (its own transpose): rows into the
-    /// factor's order, `(F Fᵀ)⁻¹` or `Q R⁻ᵀ R⁻¹ Qᵀ`, rows back.
+    /// factor's order, `(F Fᵀ)⁻¹` or `F⁺ᵀ F⁺`, rows back.
     fn solve_symmetric(&self, b: &mut DMatrix<f64>) {
         let order = match &self.factor {
             Factor::Cholesky { order, .. } | Factor::SymmetricPseudo { order, .. } => order,
@@ -235,18 +228,29 @@ impl LinearSystem {
                 lower.solve_lower_triangular_mut(&mut y);
                 lower.tr_solve_lower_triangular_mut(&mut y);
             }
-            Factor::SymmetricPseudo { q, r, .. } => {
-                let mut z = q.tr_mul(&y);
-                r.solve_upper_triangular_mut(&mut z);
-                r.tr_solve_upper_triangular_mut(&mut z);
-                y = q * z;
-            }
+            Factor::SymmetricPseudo { pinv, .. } => y = pinv.tr_mul(&(pinv * y)),
             _ => {}
         }
         for (a, &i) in order.iter().enumerate() {
             b.row_mut(i).copy_from(&y.row(a));
         }
     }
+}
+
+/// `P Wᵀ W Pᵀ`: entry `(order[a], order[b])` is the dot product of columns `a` and `b` of
+/// `W`, computed once for both triangles.
+fn scattered_gram(order: &[usize], w: &DMatrix<f64>) -> DMatrix<f64> {
+    let m = order.len();
+    let mut out = DMatrix::zeros(m, m);
+    for (a, &i) in order.iter().enumerate() {
+        let column = w.column(a);
+        for (b, &j) in order.iter().enumerate().take(a + 1) {
+            let x = column.dot(&w.column(b));
+            out[(i, j)] = x;
+            out[(j, i)] = x;
+        }
+    }
+    out
 }
 
 /// Cholesky with diagonal pivoting of a symmetric positive semi-definite `k` (Higham,

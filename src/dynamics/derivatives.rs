@@ -251,6 +251,69 @@ pub fn rnea_derivatives_at_placements_into(
     Ok(())
 }
 
+/// The generalized gravity `g(q)` (RNEA at `v = a = 0`) and `∂g/∂q` at the `q` of the last
+/// [`rnea_derivatives`] (at any `v`, `a`), from its motion subspaces and composite
+/// inertias alone: at rest `V = H = 0`, every `A_i = A_0 = (−g, 0)`, so `u_j = z_j = 0`,
+/// `w_j = A_0 × S_j`, `F^c_J = I^c_J A_0`, and the module's formulas read
+/// `∂g_k/∂q_j = (I^c_k S_k)·w_j` (`k` in the subtree of `j`'s joint) and
+/// `S_k·(S_j ×* F^c_J + I^c_J w_j)` (`k` a strict ancestor), `g_k = S_k·F^c_k`. Both outputs
+/// are resized when their sizes are not `nv`.
+pub fn gravity_derivatives_into(
+    model: &Model,
+    ws: &DerivativeWorkspace,
+    gravity: &mut DVector<f64>,
+    dgravity_dq: &mut DMatrix<f64>,
+) -> Result<(), DynamicsError> {
+    let nv = model.nv();
+    if ws.s.len() != nv || ws.ic.len() != model.njoints() {
+        return Err(DynamicsError::DataMismatch {
+            data: ws.ic.len(),
+            model: model.njoints(),
+        });
+    }
+    if gravity.len() != nv {
+        *gravity = DVector::zeros(nv);
+    }
+    if dgravity_dq.shape() == (nv, nv) {
+        dgravity_dq.fill(0.0);
+    } else {
+        *dgravity_dq = DMatrix::zeros(nv, nv);
+    }
+    let g = model.gravity;
+    let a0 = Vector6::new(-g.x, -g.y, -g.z, 0.0, 0.0, 0.0);
+    let w = |j: usize| motion_cross(&a0, &ws.s[j]);
+    for k in 0..nv {
+        let joint_k = ws.dof_joint[k];
+        let sk = &ws.s[k];
+        let alpha = ws.ic[joint_k] * sk;
+        gravity[k] = alpha.dot(&a0);
+        let mut joint = joint_k;
+        while joint > 0 {
+            for j in DerivativeWorkspace::dofs(model, joint) {
+                dgravity_dq[(k, j)] = alpha.dot(&w(j));
+            }
+            joint = model.joints[joint].parent;
+        }
+    }
+    for j in 0..nv {
+        let joint = ws.dof_joint[j];
+        let parent = model.joints[joint].parent;
+        if parent == 0 {
+            continue;
+        }
+        let ic = &ws.ic[joint];
+        let d = force_cross(&ws.s[j], &(ic * a0)) + ic * w(j);
+        let mut ancestor = parent;
+        while ancestor > 0 {
+            for k in DerivativeWorkspace::dofs(model, ancestor) {
+                dgravity_dq[(k, j)] = ws.s[k].dot(&d);
+            }
+            ancestor = model.joints[ancestor].parent;
+        }
+    }
+    Ok(())
+}
+
 /// World motion subspaces, twists, accelerations, inertias, momenta and forces.
 fn forward_pass(
     model: &Model,
@@ -446,25 +509,28 @@ pub fn point_force_derivative(
     };
     let moments: Vec<(usize, Vector3<f64>)> = moving_dofs(model, joint, anchors)
         .into_iter()
-        .map(|j| (j, point_change(model, ws, anchors, j).cross(force)))
+        .map(|j| (j, point_change(model, ws, anchors, j).cross(force) * scale))
         .collect();
+    // The chain's dofs from `joint` to the root, each with the first index of its joint's
+    // dofs in the chain (where its ancestors-or-self start) and `scale · S_j ×* W`.
+    let mut chain: Vec<(usize, usize, Vector6<f64>)> = Vec::new();
     let mut body = joint;
     while body > 0 {
-        for k in DerivativeWorkspace::dofs(model, body) {
-            let sk = &ws.s[k];
-            let sk_ang = sk.fixed_rows::<3>(3);
-            let mut ancestor = body;
-            while ancestor > 0 {
-                for j in DerivativeWorkspace::dofs(model, ancestor) {
-                    out[(k, j)] -= scale * sk.dot(&force_cross(&ws.s[j], &wrench));
-                }
-                ancestor = model.joints[ancestor].parent;
-            }
-            for (j, moment) in &moments {
-                out[(k, *j)] += scale * sk_ang.dot(moment);
-            }
+        let start = chain.len();
+        for j in DerivativeWorkspace::dofs(model, body) {
+            chain.push((j, start, force_cross(&ws.s[j], &wrench) * scale));
         }
         body = model.joints[body].parent;
+    }
+    for &(k, start, _) in &chain {
+        let sk = &ws.s[k];
+        let sk_ang = sk.fixed_rows::<3>(3);
+        for (j, _, change) in &chain[start..] {
+            out[(k, *j)] -= sk.dot(change);
+        }
+        for (j, moment) in &moments {
+            out[(k, *j)] += sk_ang.dot(moment);
+        }
     }
 }
 

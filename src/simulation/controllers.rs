@@ -14,7 +14,9 @@ use std::collections::BTreeMap;
 
 use nalgebra::{DMatrix, DMatrixViewMut, DVector, Matrix3, Matrix6, Vector3, Vector6};
 
-use crate::dynamics::derivatives::{point_force_derivative, Anchor, DerivativeWorkspace};
+use crate::dynamics::derivatives::{
+    point_force_derivative, point_velocity_derivative, world_twists, Anchor, DerivativeWorkspace,
+};
 use crate::dynamics::{self, Data, DynamicsError};
 use crate::model::Model;
 
@@ -88,18 +90,38 @@ pub struct GravityWorkspace {
     weights: Vector6<f64>,
     /// `(A Aᵀ)⁻¹`.
     gram_inverse: Matrix6<f64>,
+    /// The derivative's: the base velocity `w` (nv) and its world twists.
+    base_velocity: DVector<f64>,
+    twists: Vec<Vector6<f64>>,
+    /// `dg − T`, then `dτ_g` (nv × nv).
+    total: DMatrix<f64>,
+    /// `P` (3k × nv).
+    p: DMatrix<f64>,
+    /// `dg_b − T_b − A P` and `(A Aᵀ)⁻¹` times it (6 × nv).
+    residual: DMatrix<f64>,
+    solved: DMatrix<f64>,
+    /// `dλ` (3k × nv).
+    d_lambda: DMatrix<f64>,
 }
 
 impl GravityFeedforward {
     /// Buffers for `model`.
     pub fn workspace(&self, model: &Model) -> GravityWorkspace {
+        let (nv, k) = (model.nv(), 3 * self.support.len());
         GravityWorkspace {
             data: Data::new(model),
-            contact_transpose: DMatrix::zeros(model.nv(), 3 * self.support.len()),
-            column: DVector::zeros(model.nv()),
-            lambda: DVector::zeros(3 * self.support.len()),
+            contact_transpose: DMatrix::zeros(nv, k),
+            column: DVector::zeros(nv),
+            lambda: DVector::zeros(k),
             weights: Vector6::zeros(),
             gram_inverse: Matrix6::zeros(),
+            base_velocity: DVector::zeros(nv),
+            twists: Vec::new(),
+            total: DMatrix::zeros(nv, nv),
+            p: DMatrix::zeros(k, nv),
+            residual: DMatrix::zeros(6, nv),
+            solved: DMatrix::zeros(6, nv),
+            d_lambda: DMatrix::zeros(k, nv),
         }
     }
 
@@ -190,12 +212,15 @@ impl GravityFeedforward {
     }
 
     /// `phi_q += ∂τ_g/∂q` on the `actuated` rows, `τ_g = g(q) − J_cᵀ λ(q)` the feed-forward
-    /// of [`GravityFeedforward::add_to`], from `dg = ∂g/∂q` (RNEA's derivative at v = a = 0)
-    /// and `ws` at `q` ([`crate::dynamics::derivatives::rnea_derivatives`]). By the chain
-    /// rule through `λ = Aᵀ w`, `A A ᵀ w = g_b`, with `D_i = ∂(J_cᵀ e_i)/∂q` the derivative
-    /// of column `i` of `J_cᵀ` at fixed force ([`point_force_derivative`]), `T = Σ λ_i D_i`
-    /// and `P_i = wᵀ (D_i)_b`:
-    /// `dλ = P + Aᵀ (A Aᵀ)⁻¹ (dg_b − T_b − A P)` and `dτ_g = dg − T − J_cᵀ dλ`.
+    /// of [`GravityFeedforward::add_to`], from `dg = ∂g/∂q` and `ws` at `q`
+    /// ([`crate::dynamics::derivatives::rnea_derivatives`]). By the chain rule through
+    /// `λ = Aᵀ w`, `A Aᵀ w = g_b`, with `D_i = ∂(J_cᵀ e_i)/∂q` the derivative of column `i`
+    /// of `J_cᵀ` at fixed force, `T = Σ λ_i D_i` ([`point_force_derivative`], one pass per
+    /// support point) and `P_i = wᵀ (D_i)_b`:
+    /// `dλ = P + Aᵀ (A Aᵀ)⁻¹ (dg_b − T_b − A P)` and `dτ_g = dg − T − J_cᵀ dλ`. Since
+    /// `wᵀ (J_cᵀ f)_b = fᵀ J_c(p) ω` with `ω = Σ_b w_b S_b` the twist of the base velocity
+    /// `w`, the three rows of `P` of a support point are the derivative of its velocity
+    /// under `ω` ([`point_velocity_derivative`]).
     #[allow(clippy::too_many_arguments)]
     pub fn add_derivative_to(
         &self,
@@ -208,7 +233,6 @@ impl GravityFeedforward {
         work: &mut GravityWorkspace,
         phi_q: &mut DMatrixViewMut<'_, f64>,
     ) -> Result<(), DynamicsError> {
-        let nv = model.nv();
         let Some(base) = self.weight_bearing_base() else {
             for &i in actuated {
                 let mut row = phi_q.row_mut(i);
@@ -218,11 +242,14 @@ impl GravityFeedforward {
         };
         let gravity_base: Vector6<f64> = gravity.fixed_rows::<6>(base).into_owned();
         self.support_forces(model, data_at_q, base, &gravity_base, work)?;
-        let k = 3 * self.support.len();
-        // T = ∂(J_cᵀ λ)/∂q at fixed λ, and P (k × nv).
-        let mut total = dg.clone();
-        let mut p = DMatrix::<f64>::zeros(k, nv);
-        let mut column = DMatrix::<f64>::zeros(nv, nv);
+        work.base_velocity.fill(0.0);
+        work.base_velocity
+            .fixed_rows_mut::<6>(base)
+            .copy_from(&work.weights);
+        world_twists(model, ws, &work.base_velocity, &mut work.twists)?;
+        // total = dg − T, and P.
+        work.total.copy_from(dg);
+        work.p.fill(0.0);
         for (i, point) in self.support.iter().enumerate() {
             let (world, centre) = Self::support_position(point, data_at_q);
             let anchor = [Anchor {
@@ -230,12 +257,7 @@ impl GravityFeedforward {
                 point: centre,
                 weight: Matrix3::identity(),
             }];
-            let force = Vector3::new(
-                work.lambda[3 * i],
-                work.lambda[3 * i + 1],
-                work.lambda[3 * i + 2],
-            );
-            // total = dg − T.
+            let force = work.lambda.fixed_rows::<3>(3 * i).into_owned();
             point_force_derivative(
                 model,
                 ws,
@@ -244,33 +266,34 @@ impl GravityFeedforward {
                 &force,
                 &anchor,
                 -1.0,
-                &mut total,
+                &mut work.total,
             );
-            for axis in 0..3 {
-                column.fill(0.0);
-                let unit = Vector3::ith(axis, 1.0);
-                point_force_derivative(
-                    model,
-                    ws,
-                    point.joint,
-                    &world,
-                    &unit,
-                    &anchor,
-                    1.0,
-                    &mut column,
-                );
-                let row = work.weights.transpose() * column.fixed_rows::<6>(base);
-                p.row_mut(3 * i + axis).copy_from(&row);
-            }
+            point_velocity_derivative(
+                model,
+                ws,
+                &work.twists,
+                point.joint,
+                &world,
+                &Matrix3::identity(),
+                1.0,
+                &anchor,
+                &mut work.p,
+                3 * i,
+            );
         }
-        let a = work.contact_transpose.fixed_rows::<6>(base);
+        let a = work.contact_transpose.rows(base, 6);
         // dλ = P + Aᵀ (A Aᵀ)⁻¹ (dg_b − T_b − A P).
-        let residual = total.fixed_rows::<6>(base) - a * &p;
-        let d_lambda = p + a.transpose() * (work.gram_inverse * residual);
-        total -= &work.contact_transpose * d_lambda;
+        work.residual.copy_from(&work.total.rows(base, 6));
+        work.residual.gemm(-1.0, &a, &work.p, 1.0);
+        work.solved
+            .gemm(1.0, &work.gram_inverse, &work.residual, 0.0);
+        work.d_lambda.copy_from(&work.p);
+        work.d_lambda.gemm_tr(1.0, &a, &work.solved, 1.0);
+        work.total
+            .gemm(-1.0, &work.contact_transpose, &work.d_lambda, 1.0);
         for &i in actuated {
             let mut row = phi_q.row_mut(i);
-            row += total.row(i);
+            row += work.total.row(i);
         }
         Ok(())
     }

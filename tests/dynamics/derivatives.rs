@@ -7,8 +7,8 @@
 use crate::common::dynamics as dynamics_support;
 
 use contactbench::dynamics::derivatives::{
-    mass_quadratic_gradient, point_force_derivative, point_velocity_derivative, rnea_derivatives,
-    world_twists, Anchor, DerivativeWorkspace,
+    gravity_derivatives_into, mass_quadratic_gradient, point_force_derivative,
+    point_velocity_derivative, rnea_derivatives, world_twists, Anchor, DerivativeWorkspace,
 };
 use contactbench::dynamics::lie_derivatives::integrate_derivatives;
 use contactbench::dynamics::{self, Data};
@@ -86,6 +86,33 @@ fn rnea_derivatives_match_finite_differences() {
                 TOL,
             );
         }
+    }
+}
+
+#[test]
+fn gravity_derivatives_from_a_moving_state_equal_rnea_derivatives_at_rest() {
+    // g(q) and ∂g/∂q read from the composites of RNEA's derivatives at some (v, a): the
+    // same as RNEA's own at v = a = 0 (whose ∂τ/∂q the test above checks).
+    for robot in ROBOTS {
+        let model = load_robot(robot);
+        let mut data = Data::new(&model);
+        let mut ws = DerivativeWorkspace::new(&model);
+        let mut r = rng(4);
+        let q = random_configuration(&model, &mut r);
+        let zero = DVector::zeros(model.nv());
+        let at_rest = rnea_derivatives(&model, &mut data, &mut ws, &q, &zero, &zero).unwrap();
+        let v = random_vector(model.nv(), 1.0, &mut r);
+        let a = random_vector(model.nv(), 2.0, &mut r);
+        rnea_derivatives(&model, &mut data, &mut ws, &q, &v, &a).unwrap();
+        let (mut gravity, mut dgravity) = (DVector::zeros(0), DMatrix::zeros(0, 0));
+        gravity_derivatives_into(&model, &ws, &mut gravity, &mut dgravity).unwrap();
+        assert_close_vec(&format!("{robot}: g"), &gravity, &at_rest.tau, 1e-12);
+        assert_close(
+            &format!("{robot}: ∂g/∂q"),
+            &dgravity,
+            &at_rest.dtau_dq,
+            1e-12,
+        );
     }
 }
 

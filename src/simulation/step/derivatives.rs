@@ -36,9 +36,9 @@ use crate::derivatives::{
     differentiate, ContactMode, DerivativeError, DerivativeSettings, LinearMethod, ModeReport,
 };
 use crate::dynamics::derivatives::{
-    mass_quadratic_gradient, point_force_derivative, point_velocity_derivative,
-    rnea_derivatives_at_placements_into, rnea_derivatives_into, world_twists, Anchor,
-    DerivativeWorkspace, RneaDerivatives,
+    gravity_derivatives_into, mass_quadratic_gradient, point_force_derivative,
+    point_velocity_derivative, rnea_derivatives_at_placements_into, rnea_derivatives_into,
+    world_twists, Anchor, DerivativeWorkspace, RneaDerivatives,
 };
 use crate::dynamics::lie_derivatives::free_flyer_integrate_derivatives;
 use crate::dynamics::{self, check_configuration, check_velocity, DynamicsError, MassLtdl};
@@ -488,25 +488,17 @@ impl Simulator {
             }
         }
         if let Some(gravity) = &pd.gravity {
-            // ∂g/∂q: RNEA's derivative at v = a = 0, at the step's placements.
-            buf.zero.fill(0.0);
-            rnea_derivatives_at_placements_into(
-                model,
-                &self.data,
-                &mut buf.gravity_ws,
-                &buf.zero,
-                &buf.zero,
-                &mut buf.gravity,
-            )?;
+            // g(q) and ∂g/∂q from the step's composite inertias.
+            gravity_derivatives_into(model, &buf.ws, &mut buf.gravity, &mut buf.gravity_dq)?;
             let work = buf
                 .gravity_work
                 .get_or_insert_with(|| gravity.workspace(model));
             gravity.add_derivative_to(
                 model,
                 &self.data,
-                &buf.gravity_ws,
-                &buf.gravity.dtau_dq,
-                &buf.gravity.tau,
+                &buf.ws,
+                &buf.gravity_dq,
+                &buf.gravity,
                 &self.world.actuated,
                 work,
                 &mut buf.phi.columns_mut(0, nv),
@@ -766,11 +758,9 @@ pub(crate) struct DerivativeBuffers {
     twists: Vec<Vector6<f64>>,
     twists_before: Vec<Vector6<f64>>,
     momenta: Vec<Vector6<f64>>,
-    /// The PD's gravity feed-forward: `g(q)` and `∂g/∂q` (RNEA at v = a = 0), its own
-    /// workspace at `q`, the zero velocity and acceleration, and its support forces.
-    gravity: RneaDerivatives,
-    gravity_ws: DerivativeWorkspace,
-    zero: DVector<f64>,
+    /// The PD's gravity feed-forward: `g(q)`, `∂g/∂q` and its support forces.
+    gravity: DVector<f64>,
+    gravity_dq: DMatrix<f64>,
     gravity_work: Option<GravityWorkspace>,
 }
 
@@ -803,13 +793,8 @@ impl DerivativeBuffers {
             twists: Vec::new(),
             twists_before: Vec::new(),
             momenta: Vec::new(),
-            gravity: RneaDerivatives {
-                tau: DVector::zeros(nv),
-                dtau_dq: DMatrix::zeros(nv, nv),
-                dtau_dv: DMatrix::zeros(nv, nv),
-            },
-            gravity_ws: DerivativeWorkspace::new(model),
-            zero: DVector::zeros(nv),
+            gravity: DVector::zeros(nv),
+            gravity_dq: DMatrix::zeros(nv, nv),
             gravity_work: None,
         }
     }
