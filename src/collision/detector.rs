@@ -363,7 +363,10 @@ fn build_sweep(
         .between_pairs
         .sort_unstable_by_key(|&p| (groups_of(p), p));
     let mut start = 0;
-    for chunk in sweep.between_pairs.chunk_by(|&a, &b| groups_of(a) == groups_of(b)) {
+    for chunk in sweep
+        .between_pairs
+        .chunk_by(|&a, &b| groups_of(a) == groups_of(b))
+    {
         sweep
             .between
             .insert(groups_of(chunk[0]), start..start + chunk.len());

@@ -182,8 +182,7 @@ fn a_world_of_free_bodies_holds_one_block_per_body_and_solves_as_the_dense_matri
     for _ in 0..3 {
         let q = random_configuration(&model, &mut r);
         let v = random_vector(nv, 1.0, &mut r);
-        dynamics::factorized_mass_and_bias(&model, &mut data, &q, &v, None, &mut factor)
-            .unwrap();
+        dynamics::factorized_mass_and_bias(&model, &mut data, &q, &v, None, &mut factor).unwrap();
         // The simulator's path holds no nv × nv matrix.
         assert_eq!(data.mass_matrix.len(), 0);
         let mut dense = Data::new(&model);
