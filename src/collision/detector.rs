@@ -18,7 +18,11 @@
 //! Every narrow-phase outcome is kept: a GJK or EPA that hit its iteration cap is counted
 //! in [`DetectionOutcomes`], whether or not its distance estimate falls within the margin,
 //! and each pair keeps its last GJK separation vector as the warm start of its next query
-//! (GJK++ §IV-E).
+//! (GJK++ §IV-E) for as long as it keeps reaching the narrow phase: the state between
+//! calls follows the pairs whose boxes overlap, not the allowed pairs (a pile allows every
+//! corner against every box below it, about `4 bodies²` pairs, of which a few per body
+//! touch). A pair whose boxes separate forgets its warm start and starts cold when they
+//! meet again.
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -62,8 +66,11 @@ pub struct ContactDetector {
     local_boxes: Vec<Option<Aabb>>,
     /// World boxes of the current call (objects of bounded pairs only).
     world_boxes: Vec<Option<Aabb>>,
-    /// Last GJK separation vector of each pair (warm start), if any.
-    warm_starts: Vec<Option<Vector3<f64>>>,
+    /// Last GJK separation vector (warm start) of the pairs that reached the narrow phase
+    /// at the last call, by increasing pair index.
+    warm_starts: Vec<(usize, Vector3<f64>)>,
+    /// The warm starts the current call writes (swapped into `warm_starts` at its end).
+    next_warm_starts: Vec<(usize, Vector3<f64>)>,
     contacts: Vec<PairContact>,
     contact_pairs: Vec<usize>,
     outcomes: DetectionOutcomes,
@@ -122,10 +129,11 @@ impl ContactDetector {
         let sweep = build_sweep(&pairs, &local_boxes, &owners);
         Self {
             sweep,
-            warm_starts: vec![None; pairs.len()],
+            warm_starts: Vec::new(),
+            next_warm_starts: Vec::new(),
             world_boxes: vec![None; shapes.len()],
-            contacts: Vec::with_capacity(pairs.len()),
-            contact_pairs: Vec::with_capacity(pairs.len()),
+            contacts: Vec::new(),
+            contact_pairs: Vec::new(),
             shapes,
             pairs,
             objects: in_pairs,
@@ -162,7 +170,13 @@ impl ContactDetector {
 
     /// Forgets every pair's warm start.
     pub fn clear_warm_starts(&mut self) {
-        self.warm_starts.fill(None);
+        self.warm_starts.clear();
+    }
+
+    /// The pairs that keep a state (a warm start) between calls, increasing: those whose
+    /// GJK ran at the last call (each reached the narrow phase, its boxes overlapping).
+    pub fn pairs_with_state(&self) -> impl Iterator<Item = usize> + '_ {
+        self.warm_starts.iter().map(|&(p, _)| p)
     }
 
     /// Finds the contacts ([`ContactDetector::contacts`]) whose signed distance is at most
@@ -206,10 +220,12 @@ impl ContactDetector {
         };
         let result = self.narrow_phase(candidates, poses, settings, margin);
         self.sweep = sweep;
+        std::mem::swap(&mut self.warm_starts, &mut self.next_warm_starts);
         result
     }
 
-    /// The narrow phase of the candidate pairs (increasing), each after the box test.
+    /// The narrow phase of the candidate pairs (increasing), each after the box test; the
+    /// warm starts of the pairs it reaches go to `next_warm_starts`.
     fn narrow_phase(
         &mut self,
         candidates: &mut dyn Iterator<Item = usize>,
@@ -217,6 +233,8 @@ impl ContactDetector {
         settings: &ContactSettings,
         margin: f64,
     ) -> Result<(), CollisionError> {
+        self.next_warm_starts.clear();
+        let mut previous = self.warm_starts.iter().peekable();
         for p in candidates {
             let (i, j) = self.pairs[p];
             if let (Some(bi), Some(bj)) = (&self.world_boxes[i], &self.world_boxes[j]) {
@@ -225,15 +243,21 @@ impl ContactDetector {
                 }
             }
             self.outcomes.narrow_phase += 1;
+            // Both lists increase: the pair's last warm start, if any, is next in line.
+            while previous.next_if(|&&(q, _)| q < p).is_some() {}
+            let warm = previous.next_if(|&&(q, _)| q == p).map(|&(_, w)| w);
             let found = contact_unfiltered(
                 &self.shapes[i],
                 &poses[i],
                 &self.shapes[j],
                 &poses[j],
                 settings,
-                self.warm_starts[p].as_ref(),
+                warm.as_ref(),
             )?;
             let Some(c) = found else {
+                if let Some(w) = warm {
+                    self.next_warm_starts.push((p, w));
+                }
                 continue;
             };
             if !c.converged {
@@ -243,8 +267,13 @@ impl ContactDetector {
                     self.outcomes.gjk_not_converged += 1;
                 }
             }
-            if c.gjk_iterations > 0 {
-                self.warm_starts[p] = Some(c.warm_start);
+            let kept = if c.gjk_iterations > 0 {
+                Some(c.warm_start)
+            } else {
+                warm
+            };
+            if let Some(w) = kept {
+                self.next_warm_starts.push((p, w));
             }
             if c.distance <= margin {
                 self.contacts.push(PairContact {
@@ -300,7 +329,6 @@ fn build_sweep(
     let mut group_of: HashMap<usize, usize, BuildPairHasher> = HashMap::default();
     let mut group_members: Vec<Vec<usize>> = Vec::new();
     let mut object_group = vec![usize::MAX; local_boxes.len()];
-    let mut by_groups: Vec<((usize, usize), usize)> = Vec::new();
     for (p, pair) in pairs.iter().enumerate() {
         if !is_bounded(pair) {
             sweep.unbounded.push(p);
@@ -322,16 +350,27 @@ fn build_sweep(
         if g == h {
             sweep.within.push(p);
         } else {
-            by_groups.push(((g.min(h), g.max(h)), p));
+            sweep.between_pairs.push(p);
         }
     }
-    by_groups.sort_unstable();
-    for chunk in by_groups.chunk_by(|a, b| a.0 == b.0) {
-        let start = sweep.between_pairs.len();
-        sweep.between_pairs.extend(chunk.iter().map(|&(_, p)| p));
+    // By groups, then by pair (the key is recomputed rather than stored beside each pair:
+    // a pile has about `4 bodies²` of them).
+    let groups_of = |p: usize| {
+        let (g, h) = (object_group[pairs[p].0], object_group[pairs[p].1]);
+        (g.min(h), g.max(h))
+    };
+    sweep
+        .between_pairs
+        .sort_unstable_by_key(|&p| (groups_of(p), p));
+    let mut start = 0;
+    for chunk in sweep
+        .between_pairs
+        .chunk_by(|&a, &b| groups_of(a) == groups_of(b))
+    {
         sweep
             .between
-            .insert(chunk[0].0, start..sweep.between_pairs.len());
+            .insert(groups_of(chunk[0]), start..start + chunk.len());
+        start += chunk.len();
     }
     sweep.offsets.push(0);
     for members in &group_members {

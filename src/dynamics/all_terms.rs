@@ -15,7 +15,8 @@ use crate::model::Model;
 
 /// `M(q)` into `data.mass_matrix` (both triangles) and `RNEA(q, v, 0, f_ext)` into
 /// `data.tau` (nv); the joint placements `data.o_m_i` are left at `q`. `fext` as in
-/// [`super::rnea()`]: one per joint, `[f; n]` in the joint's local frame. No allocation.
+/// [`super::rnea()`]: one per joint, `[f; n]` in the joint's local frame. No allocation
+/// after the first call (which makes `data.mass_matrix` nv × nv).
 pub fn mass_matrix_and_bias(
     model: &Model,
     data: &mut Data,

@@ -33,10 +33,15 @@ pub fn crba<'d>(
     Ok(&data.mass_matrix)
 }
 
-/// [`crba()`] once `data.o_m_i` holds the placements at `q`.
+/// [`crba()`] once `data.o_m_i` holds the placements at `q`; `data.mass_matrix` is made
+/// nv × nv (zeros) at the first call. Only the entries of a dof and its ancestors are
+/// written: the others stay zero.
 pub(crate) fn crba_at_placements(model: &Model, data: &mut Data) {
     let nv = model.nv();
     let mut mass = std::mem::replace(&mut data.mass_matrix, DMatrix::zeros(0, 0));
+    if mass.shape() != (nv, nv) {
+        mass = DMatrix::zeros(nv, nv);
+    }
     let m = mass.as_mut_slice();
     composite_pass(
         model,

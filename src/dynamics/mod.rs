@@ -98,7 +98,10 @@ pub struct Data {
     pub omi: Vec<Isometry3<f64>>,
     /// World placement of every frame of [`Model::frames`], from [`forward_kinematics`].
     pub omf: Vec<Isometry3<f64>>,
-    /// Joint-space mass matrix `M(q)`, nv × nv, both triangles, from [`crba()`].
+    /// Joint-space mass matrix `M(q)`, nv × nv, both triangles, from [`crba()`]; empty
+    /// (0 × 0) until the first call that forms it. The simulator never does: it works on
+    /// the tree-sparse factor [`MassLtdl`] (one 6 × 6 block per free body), so that a
+    /// world of free bodies holds no `nv²` matrix.
     pub mass_matrix: DMatrix<f64>,
     /// Joint torques from [`rnea()`] (dimension nv).
     pub tau: DVector<f64>,
@@ -151,7 +154,7 @@ impl Data {
         Data {
             omi: vec![Isometry3::identity(); n],
             omf: vec![Isometry3::identity(); model.frames.len()],
-            mass_matrix: DMatrix::zeros(nv, nv),
+            mass_matrix: DMatrix::zeros(0, 0),
             tau: DVector::zeros(nv),
             nle: DVector::zeros(nv),
             gravity: DVector::zeros(nv),

@@ -116,11 +116,41 @@ struct StepContact {
     distance: f64,
 }
 
-/// The `λ` a pair carried at a step.
-#[derive(Debug, Clone, Copy)]
-struct PairForce {
+/// The `λ` of each pair in contact at one step: the warm start and the restitution's
+/// "was active" of the next step, kept for the pairs in contact only (not per allowed
+/// pair, whose count grows with the square of the bodies).
+#[derive(Debug, Clone, Default)]
+struct PairForces {
+    /// The step.
     step: usize,
-    lambda: Vector3<f64>,
+    /// `(pair, λ)` by increasing pair (the detector's contact order).
+    forces: Vec<(usize, Vector3<f64>)>,
+}
+
+impl PairForces {
+    /// The `λ` of `pair` at the step before `step`, if it was in contact then.
+    fn before(&self, step: usize, pair: usize) -> Option<Vector3<f64>> {
+        if self.step + 1 != step {
+            return None;
+        }
+        self.forces
+            .binary_search_by_key(&pair, |&(p, _)| p)
+            .ok()
+            .map(|k| self.forces[k].1)
+    }
+
+    /// Keeps the `λ` of each of `contacts` at `step` (the last one per pair).
+    fn record(&mut self, step: usize, contacts: &[StepContact], lambda: &DVector<f64>) {
+        self.step = step;
+        self.forces.clear();
+        for (i, c) in contacts.iter().enumerate() {
+            let force = (c.pair, contact_vector(lambda, i));
+            match self.forces.last_mut() {
+                Some(last) if last.0 == c.pair => *last = force,
+                _ => self.forces.push(force),
+            }
+        }
+    }
 }
 
 /// The vectors of nv (or nq) entries a step works in.
@@ -165,8 +195,8 @@ pub struct Simulator {
     assembly: ContactAssembly,
     contacts: Vec<StepContact>,
     states: Vec<ContactState>,
-    /// Per pair, the `λ` of the last step it was in contact.
-    previous: Vec<Option<PairForce>>,
+    /// The `λ` of the pairs in contact at the last step.
+    previous: PairForces,
     buffers: Buffers,
     /// The last step's problem (`None` without contact) and `λ`.
     problem: Option<ContactProblem>,
@@ -223,7 +253,7 @@ impl Simulator {
             v: world.v0.clone(),
             mass: MassLtdl::new(&world.model),
             poses: vec![Isometry3::identity(); world.objects.len()],
-            previous: vec![None; detector.pairs().len()],
+            previous: PairForces::default(),
             assembly: ContactAssembly::new(nv),
             contacts: Vec::new(),
             states: Vec::new(),
@@ -505,11 +535,11 @@ impl Simulator {
         }
         self.states.clear();
         for (i, c) in self.contacts.iter().enumerate() {
-            let previous = self.previous[c.pair].filter(|f| f.step + 1 == step);
+            let previous = self.previous.before(step, c.pair);
             self.states.push(ContactState {
                 signed_distance: c.distance,
                 normal_velocity: self.assembly.contact_velocity(i, &self.v).z,
-                was_inactive: previous.is_none_or(|f| f.lambda.z <= 0.0),
+                was_inactive: previous.is_none_or(|lambda| lambda.z <= 0.0),
                 mu: self.world.friction,
             });
         }
@@ -544,8 +574,10 @@ impl Simulator {
                 *warm = DVector::zeros(problem.dim());
             }
             for (i, c) in self.contacts.iter().enumerate() {
-                let previous = self.previous[c.pair].filter(|f| f.step + 1 == step);
-                let lambda = previous.map_or_else(Vector3::zeros, |f| f.lambda);
+                let lambda = self
+                    .previous
+                    .before(step, c.pair)
+                    .unwrap_or_else(Vector3::zeros);
                 set_contact_vector(warm, i, &lambda);
             }
             Some(&*warm)
@@ -598,12 +630,7 @@ impl Simulator {
                 what: "the state",
             });
         }
-        for (i, c) in self.contacts.iter().enumerate() {
-            self.previous[c.pair] = Some(PairForce {
-                step,
-                lambda: contact_vector(&self.lambda, i),
-            });
-        }
+        self.previous.record(step, &self.contacts, &self.lambda);
         std::mem::swap(&mut self.q, &mut b.q_next);
         self.placements_at_q = false;
         std::mem::swap(&mut self.v, &mut b.v_next);

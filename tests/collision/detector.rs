@@ -230,3 +230,65 @@ fn the_simulator_records_each_steps_outcomes() {
         assert_eq!(sim.collision_outcomes().not_converged(), 0);
     }
 }
+
+/// A ground and an `n × n` grid of 0.1 m boxes on it, `pitch` apart (axis-aligned).
+fn grid(n: usize, pitch: f64) -> Vec<CollisionObject> {
+    let mut objects = vec![CollisionObject {
+        shape: Shape::halfspace(Vector3::z(), 0.0).unwrap(),
+        pose: Isometry3::identity(),
+        owner: 0,
+        name: "ground".into(),
+    }];
+    for k in 0..n * n {
+        let (x, y) = ((k % n) as f64, (k / n) as f64);
+        objects.push(CollisionObject {
+            shape: Shape::cuboid(Vector3::repeat(0.05)).unwrap(),
+            pose: pose(pitch * x, pitch * y, 0.05, 0.0),
+            owner: k + 1,
+            name: format!("box{k}"),
+        });
+    }
+    objects
+}
+
+/// The pairs of `detector` that keep a state between calls, as object pairs.
+fn pairs_with_state(detector: &ContactDetector) -> Vec<(usize, usize)> {
+    detector
+        .pairs_with_state()
+        .map(|p| detector.pairs()[p])
+        .collect()
+}
+
+#[test]
+fn a_pair_keeps_a_state_only_while_its_boxes_overlap() {
+    // 10 × 10 boxes 5 mm apart, margin 1 cm: the boxes of a box and of its 8 neighbours
+    // overlap (342 pairs of the 5050 allowed), no others; the box-ground pairs take the
+    // closed form (no GJK, no state).
+    let (n, margin) = (10_usize, 0.01);
+    let settings = ContactSettings {
+        margin,
+        ..ContactSettings::default()
+    };
+    let neighbours = |pitch: f64| -> Vec<(usize, usize)> {
+        let mut pairs = Vec::new();
+        for a in 0..n * n {
+            for b in a + 1..n * n {
+                let (dx, dy) = ((a % n).abs_diff(b % n), (a / n).abs_diff(b / n));
+                if pitch < 0.1 + margin && dx <= 1 && dy <= 1 {
+                    pairs.push((a + 1, b + 1));
+                }
+            }
+        }
+        pairs
+    };
+    let close = grid(n, 0.105);
+    let mut detector = detector_for(&close, &PairFilter::default());
+    assert_eq!(detector.pairs().len(), 5050);
+    for (pitch, expected) in [(0.105, 342), (0.2, 0), (0.105, 342)] {
+        detector.detect(&poses(&grid(n, pitch)), &settings).unwrap();
+        let kept = pairs_with_state(&detector);
+        assert_eq!(kept.len(), expected, "pitch {pitch}");
+        assert_eq!(kept, neighbours(pitch), "pitch {pitch}");
+        assert!(kept.len() <= detector.outcomes().narrow_phase);
+    }
+}

@@ -6,9 +6,9 @@
 use crate::common::dynamics as dynamics_support;
 
 use contactbench::dynamics::{self, Data, DynamicsError, MassLtdl};
-use contactbench::model::{Model, RootJoint};
+use contactbench::model::{FreeBodiesBuilder, Model, RootJoint};
 use dynamics_support::*;
-use nalgebra::DMatrix;
+use nalgebra::{DMatrix, Vector3};
 
 const ROBOTS: [&str; 4] = ["solo12", "talos", "allegro", "mixed"];
 
@@ -154,4 +154,65 @@ fn indefinite_and_wrongly_sized_inputs_are_refused() {
         factor.solve_in_place(&mut short),
         Err(DynamicsError::WrongSize { .. })
     ));
+}
+
+/// 40 boxes and spheres of various masses and sizes, each on its own free flyer.
+fn free_bodies() -> Model {
+    let mut builder = FreeBodiesBuilder::new("pile");
+    for k in 0..40 {
+        let (mass, size) = (0.2 + 0.3 * (k % 7) as f64, 0.02 + 0.01 * (k % 5) as f64);
+        let name = format!("body{k}");
+        let added = if k % 3 == 0 {
+            builder.add_sphere(&name, mass, size)
+        } else {
+            builder.add_box(&name, mass, Vector3::new(size, 1.5 * size, 0.7 * size))
+        };
+        added.unwrap();
+    }
+    builder.build()
+}
+
+#[test]
+fn a_world_of_free_bodies_holds_one_block_per_body_and_solves_as_the_dense_matrix() {
+    let model = free_bodies();
+    let nv = model.nv();
+    let mut data = Data::new(&model);
+    let mut factor = MassLtdl::new(&model);
+    let mut r = rng(11);
+    for _ in 0..3 {
+        let q = random_configuration(&model, &mut r);
+        let v = random_vector(nv, 1.0, &mut r);
+        dynamics::factorized_mass_and_bias(&model, &mut data, &q, &v, None, &mut factor).unwrap();
+        // The simulator's path holds no nv × nv matrix.
+        assert_eq!(data.mass_matrix.len(), 0);
+        let mut dense = Data::new(&model);
+        dynamics::mass_matrix_and_bias(&model, &mut dense, &q, &v, None).unwrap();
+        let m = dense.mass_matrix.clone();
+        assert_eq!(m.shape(), (nv, nv));
+        // Each body's six dofs are a chain from the world: the factor's 6 × 6 blocks are
+        // M's, which is zero between bodies.
+        for k in 0..nv {
+            let parent = (k % 6 != 0).then(|| k - 1);
+            assert_eq!(factor.parent(k), parent, "dof {k}");
+            for i in 0..nv {
+                if i / 6 != k / 6 {
+                    assert_eq!(m[(k, i)], 0.0, "M[{k}, {i}]");
+                }
+            }
+        }
+        assert_eq!(data.tau, dense.tau, "bias");
+        let b = random_vector(nv, 1.0, &mut r);
+        let mut x = b.clone();
+        factor.solve_in_place(x.as_mut_slice()).unwrap();
+        let expected = m.clone().cholesky().unwrap().solve(&b);
+        assert_close_vec("M⁻¹ b", &x, &expected, 1e-12);
+        let mut diagonal = vec![0.0; nv];
+        factor.inverse_diagonal(&mut diagonal).unwrap();
+        let inverse = m.clone().cholesky().unwrap().inverse();
+        for (j, value) in diagonal.iter().enumerate() {
+            assert_close_scalar(&format!("(M⁻¹)[{j}, {j}]"), *value, inverse[(j, j)], 1e-12);
+        }
+        let kinetic = dynamics::kinetic_energy(&model, &mut data, &q, &v).unwrap();
+        assert_close_scalar("½ vᵀ M v", kinetic, 0.5 * v.dot(&(&m * &v)), 1e-12);
+    }
 }

@@ -256,14 +256,14 @@ fn a_generated_pile_is_swept_by_set_and_its_bad_counts_name_the_field_and_line()
 
 #[test]
 fn a_pile_too_large_for_memory_is_refused_before_the_run() {
-    let big = ["world.generate.columns={nx: 20, ny: 20, height: 5}".to_string()];
+    let big = ["world.generate.columns={nx: 20, ny: 20, height: 10}".to_string()];
     let (_, field, message) = where_refused(Scenario::from_yaml(
         &pile_text(),
         Path::new("bad.yaml"),
         &big,
     ));
     assert_eq!(field, "world.generate");
-    assert!(message.contains("2000 bodies: at most 1635"), "{message}");
-    assert!(message.contains("6.0 GiB here"), "{message}");
+    assert!(message.contains("4000 bodies: at most 2985"), "{message}");
+    assert!(message.contains("7.2 GiB here"), "{message}");
     assert!(message.contains("GiB budget"), "{message}");
 }

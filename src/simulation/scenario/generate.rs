@@ -249,11 +249,11 @@ mod tests {
 
     #[test]
     fn too_many_generated_bodies_are_refused_with_the_memory_estimate() {
-        let Err((field, message)) = columns(20, 20, 5).check() else {
-            panic!("2000 bodies accepted");
+        let Err((field, message)) = columns(20, 20, 8).check() else {
+            panic!("3200 bodies accepted");
         };
         assert_eq!(field, "world.generate");
-        assert!(message.contains("at most 1635"), "{message}");
-        assert!(columns(20, 20, 4).check().is_ok());
+        assert!(message.contains("at most 2985"), "{message}");
+        assert!(columns(20, 20, 7).check().is_ok());
     }
 }
