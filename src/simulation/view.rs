@@ -217,13 +217,18 @@ pub fn scene_at(mut sim: Simulator, steps: usize, dt: f64, time: f64) -> Result<
     })
 }
 
-/// The objects drawn: the ground, the robot's link geometry, the bodies.
+/// The objects drawn: the ground, the fixed shapes, the robot's link geometry, the bodies.
 pub(crate) fn shown_objects(world: &World) -> Vec<usize> {
     world
         .objects
         .iter()
         .enumerate()
-        .filter(|(_, o)| matches!(o.role, Role::Ground | Role::RobotLink | Role::Body(_)))
+        .filter(|(_, o)| {
+            matches!(
+                o.role,
+                Role::Ground | Role::RobotLink | Role::Body(_) | Role::Fixed(_)
+            )
+        })
         .map(|(i, _)| i)
         .collect()
 }

@@ -7,6 +7,8 @@
 //!   that they touch the box's faces); they touch the ground and the bodies listed before
 //!   it (a stack is listed bottom first), so each contact is found once;
 //! - a sphere body touches the ground, the bodies listed before it and the robot's links;
+//! - the fixed shapes of `world.fixed` (walls, a table top) are on the world, and touch
+//!   what the ground touches of the built-in bodies: box corners and sphere bodies;
 //! - a robot touches the ground through its contact spheres, the collision geometry of its
 //!   links, or both (`world.robot_collision`); the geometry touches the ground through the
 //!   points it rests on ([`crate::collision::ground_points`]: a box's corners, a capsule's
@@ -51,6 +53,8 @@ pub enum Role {
     Corner(usize),
     /// The shape of built-in body `k` (box or sphere).
     Body(usize),
+    /// Fixed shape `k` of `world.fixed` (a wall, a table top).
+    Fixed(usize),
 }
 
 /// A collision geometry fixed on a joint's body.
@@ -184,6 +188,7 @@ impl World {
                 "a terrain replaces the ground: it needs `ground: true`",
             ));
         }
+        add_fixed_objects(scenario, &mut objects)?;
         if has_robot {
             add_robot_objects(scenario, &model, robot_joints, &mut objects)?;
         }
@@ -681,6 +686,31 @@ fn add_body_objects(
     Ok(())
 }
 
+/// The scenario's fixed shapes, on the world (joint 0).
+fn add_fixed_objects(
+    scenario: &Scenario,
+    objects: &mut Vec<WorldObject>,
+) -> Result<(), ScenarioError> {
+    for (k, fixed) in scenario.world.fixed.iter().enumerate() {
+        let field = format!("world.fixed[{k}].shape");
+        let shape = match fixed.shape {
+            ShapeSpec::Box(size) => Shape::cuboid(Vector3::from(size) * 0.5),
+            ShapeSpec::Sphere(radius) => Shape::sphere(radius),
+        }
+        .map_err(|e| scenario.invalid(&field, e.to_string()))?;
+        let [x, y, z, w] = fixed.orientation;
+        let rotation = UnitQuaternion::from_quaternion(Quaternion::new(w, x, y, z));
+        objects.push(WorldObject {
+            name: fixed.name.clone(),
+            joint: 0,
+            placement: Isometry3::from_parts(Translation3::from(fixed.position), rotation),
+            shape,
+            role: Role::Fixed(k),
+        });
+    }
+    Ok(())
+}
+
 /// The 8 corners `(±h.x, ±h.y, ±h.z)`.
 fn box_corners(h: &Vector3<f64>) -> Vec<Vector3<f64>> {
     let mut corners = Vec::with_capacity(8);
@@ -699,7 +729,8 @@ fn may_touch(a: Role, b: Role, is_sphere: &[bool]) -> bool {
     use Role::*;
     match (a, b) {
         (Ground, RobotSphere) | (Ground, RobotGroundPoint) | (Ground, Corner(_)) => true,
-        (Ground, Body(k)) => is_sphere[k],
+        (Ground, Body(k)) | (Fixed(_), Body(k)) => is_sphere[k],
+        (Fixed(_), Corner(_)) => true,
         (Corner(k), Body(m)) => m < k,
         (Body(k), Body(m)) => m < k && is_sphere[k],
         (RobotLink, Body(_)) => true,

@@ -4,13 +4,19 @@
 
 use std::sync::Arc;
 
+use contactbench::collision::benchmark::standard_normal;
+use contactbench::collision::contact::signed_distance_hinted;
+use contactbench::collision::simplex::{Simplex, SupportPoint};
 use contactbench::collision::smoothing::hessian::{support_hessian, HessianMethod};
 use contactbench::collision::smoothing::oracle::{box_on_slab, sphere_sphere};
 use contactbench::collision::smoothing::{
-    pair_derivatives, Estimator, GeometryJacobians, Pair, PairGeometry, SmoothingError,
+    derivatives_at, pair_derivatives, Estimator, GeometryJacobians, Pair, PairGeometry,
+    SmoothingError,
 };
-use contactbench::collision::{ContactSettings, ConvexHull, Shape};
-use nalgebra::{Isometry3, Translation3, UnitQuaternion, Vector3};
+use contactbench::collision::{Contact, ContactSettings, ConvexHull, Shape};
+use nalgebra::{Isometry3, SMatrix, SVector, Translation3, UnitQuaternion, Vector3, Vector6};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
 
 fn shape(s: Result<Shape, contactbench::collision::CollisionError>) -> Shape {
     match s {
@@ -497,5 +503,96 @@ fn a_vanishing_gumbel_temperature_gives_an_error_not_an_infinite_derivative() {
             assert!(j.distance.iter().all(|v| v.is_finite()));
         }
         Err(e) => assert!(matches!(e, SmoothingError::Singular), "{e}"),
+    }
+}
+
+/// Eq. (6) recomputed sample by sample as the estimator runs it (same normal draws, each
+/// sample's GJK from the unperturbed final simplex re-placed at its pose), but every
+/// sample's hill climbing started cold.
+fn zeroth_order_with_cold_hill_climbing(
+    pair: &Pair<'_>,
+    base: &Contact,
+    samples: usize,
+    noise: f64,
+    seed: u64,
+) -> SMatrix<f64, 10, 6> {
+    let settings = ContactSettings::default();
+    let stacked = |c: &Contact| {
+        let mut g = SVector::<f64, 10>::zeros();
+        g.fixed_rows_mut::<3>(0).copy_from(&c.point_a);
+        g.fixed_rows_mut::<3>(3).copy_from(&c.point_b);
+        g.fixed_rows_mut::<3>(6).copy_from(&c.normal);
+        g[9] = c.distance;
+        g
+    };
+    let query = |pose: &Isometry3<f64>, simplex: &mut Simplex| {
+        signed_distance_hinted(
+            pair.a,
+            pair.b,
+            pose,
+            &settings,
+            &base.warm_start,
+            &mut [usize::MAX; 2],
+            simplex,
+        )
+        .unwrap_or_else(|e| panic!("{e}"))
+    };
+    let mut nominal = Simplex::default();
+    query(&pair.b_in_a, &mut nominal);
+    let g0 = stacked(base);
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut sum = SMatrix::<f64, 10, 6>::zeros();
+    for _ in 0..samples {
+        let z = Vector6::from_fn(|_, _| standard_normal(&mut rng));
+        let moved = pair.perturbed(&(z * noise));
+        let relative = moved * pair.b_in_a.inverse();
+        let mut start = Simplex::default();
+        for p in nominal.points() {
+            let b = relative.transform_point(&p.b.into()).coords;
+            start.push(SupportPoint {
+                w: p.a - b,
+                a: p.a,
+                b,
+            });
+        }
+        sum += (stacked(&query(&moved, &mut start)) - g0) * z.transpose();
+    }
+    sum / (samples as f64 * noise)
+}
+
+#[test]
+fn zeroth_order_on_meshes_does_not_depend_on_where_the_hill_climbing_starts() {
+    let a = mesh_sphere(0.1, 2000);
+    let b = mesh_sphere(0.15, 2000);
+    let settings = ContactSettings::default();
+    // 5 mm apart (samples on both sides of contact) and 5 mm deep (EPA on every sample).
+    for gap in [0.005, -0.005] {
+        let b_in_a = pose([0.25 + gap, 0.01, -0.02], [0.3, -0.2, 0.5]);
+        let pair = Pair {
+            a: &a,
+            b: &b,
+            b_in_a,
+        };
+        let base = pair
+            .contact(&settings, None)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let estimator = Estimator::ZerothOrder {
+            samples: 64,
+            noise: 1e-2,
+            seed: 7,
+        };
+        let warm = derivatives_at(&pair, &base, &estimator, &settings)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .jacobians;
+        let cold = zeroth_order_with_cold_hill_climbing(&pair, &base, 64, 1e-2, 7);
+        let rows = |k: usize| cold.fixed_rows::<3>(k).into_owned();
+        assert_eq!(warm.point_a, rows(0), "gap {gap}");
+        assert_eq!(warm.point_b, rows(3), "gap {gap}");
+        assert_eq!(warm.normal, rows(6), "gap {gap}");
+        assert_eq!(
+            warm.distance,
+            cold.fixed_rows::<1>(9).into_owned(),
+            "gap {gap}"
+        );
     }
 }

@@ -4,6 +4,7 @@
 mod batch;
 mod cli;
 mod force_qp;
+mod generated_scenes;
 mod gravity_compensation;
 mod locomotion;
 mod non_finite_records;

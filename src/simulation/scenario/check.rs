@@ -234,6 +234,7 @@ impl Scenario {
                 ));
             }
         }
+        self.validate_fixed(invalid)?;
         for (name, state) in &self.initial_state.bodies {
             let field = format!("initial_state.bodies.{name}");
             if !self.world.bodies.iter().any(|b| &b.name == name) {
@@ -267,6 +268,52 @@ impl Scenario {
                 return Err(invalid(
                     format!("{field}.orientation"),
                     "quaternion must be non-zero".into(),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Scenario {
+    fn validate_fixed(
+        &self,
+        invalid: &dyn Fn(String, String) -> ScenarioError,
+    ) -> Result<(), ScenarioError> {
+        for (i, fixed) in self.world.fixed.iter().enumerate() {
+            let field = |name: &str| format!("world.fixed[{i}].{name}");
+            let (l_lo, l_hi) = LENGTH_RANGE;
+            let sizes: Vec<f64> = match fixed.shape {
+                ShapeSpec::Box(size) => size.to_vec(),
+                ShapeSpec::Sphere(radius) => vec![radius],
+            };
+            if let Some(bad) = sizes.iter().find(|s| !(**s >= l_lo && **s <= l_hi)) {
+                return Err(invalid(
+                    field("shape"),
+                    format!("size {bad:e}: must lie in [{l_lo:e}, {l_hi:e}] m"),
+                ));
+            }
+            if fixed
+                .position
+                .iter()
+                .any(|x| !x.is_finite() || x.abs() > DIVERGENCE_DISTANCE)
+            {
+                return Err(invalid(
+                    field("position"),
+                    format!("must be finite and within {DIVERGENCE_DISTANCE:e} m"),
+                ));
+            }
+            let q = nalgebra::Vector4::from(fixed.orientation);
+            if q.norm().is_nan() || q.norm() <= 1e-9 {
+                return Err(invalid(
+                    field("orientation"),
+                    "quaternion must be non-zero".into(),
+                ));
+            }
+            if self.world.fixed[..i].iter().any(|f| f.name == fixed.name) {
+                return Err(invalid(
+                    field("name"),
+                    format!("'{}' is used twice", fixed.name),
                 ));
             }
         }

@@ -40,10 +40,11 @@ pub use check::{
     MAX_STEPS,
 };
 pub use schema::{
-    Actuation, Analytical, BodySpec, BodyState, Columns, ContactSphere, ExternalForce,
-    ForceProfile, Generated, GravityCompensation, HeightFieldSpec, InitialState, Pose, Pyramid,
-    RobotCollision, RobotRoot, RobotSource, Roughness, Scenario, ShapeSpec, SimulationSpec,
-    SolverEntry, StepMetrics, Terrain, TerrainFormula, UrdfRobot, WorldSpec,
+    Actuation, Analytical, BodySpec, BodyState, Clutter, Columns, ContactSphere, ExternalForce,
+    FixedSpec, ForceProfile, Generated, GravityCompensation, HeightFieldSpec, InitialState, Pose,
+    Pyramid, RobotCollision, RobotRoot, RobotSource, Roughness, Scenario, ShapeSpec,
+    SimulationSpec, SolverEntry, SpheresInBox, StepMetrics, Terrain, TerrainFormula, UrdfRobot,
+    WorldSpec,
 };
 pub use yaml::locate;
 

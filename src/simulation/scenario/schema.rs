@@ -75,10 +75,15 @@ pub struct WorldSpec {
     /// Built-in free-flying bodies.
     #[serde(default)]
     pub bodies: Vec<BodySpec>,
-    /// Bodies generated from a few parameters (a grid of columns, a pyramid), appended to
-    /// `bodies` when the scenario is read ([`super::generate`]).
+    /// Bodies generated from a few parameters (a grid of columns, a pyramid, spheres
+    /// poured into a box, a cluttered table), appended to `bodies` (and their walls or
+    /// table to `fixed`) when the scenario is read ([`super::generate`]).
     #[serde(default)]
     pub generate: Option<Generated>,
+    /// Shapes fixed in the world (walls, a table top): the built-in bodies touch them as
+    /// they touch the ground.
+    #[serde(default)]
+    pub fixed: Vec<FixedSpec>,
     /// Contact spheres attached to frames of the robot.
     #[serde(default)]
     pub contact_spheres: Vec<ContactSphere>,
@@ -200,6 +205,21 @@ pub struct BodySpec {
     pub corner_radius: f64,
 }
 
+/// A shape fixed in the world.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FixedSpec {
+    /// Its name.
+    pub name: String,
+    /// Its shape.
+    pub shape: ShapeSpec,
+    /// Position of its centre (m, world).
+    pub position: [f64; 3],
+    /// Orientation quaternion `[qx qy qz qw]`. Default identity.
+    #[serde(default = "identity_quaternion")]
+    pub orientation: [f64; 4],
+}
+
 /// Shape of a built-in body.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase", deny_unknown_fields)]
@@ -219,6 +239,12 @@ pub enum Generated {
     /// A square pyramid of cubes: `base × base` on the ground, one fewer per side on each
     /// layer above, each cube centred over the gap between four below.
     Pyramid(Pyramid),
+    /// `count` balls dropped from a seeded random lattice into an open box of four fixed
+    /// walls on the ground.
+    SpheresInBox(SpheresInBox),
+    /// `count` boxes and balls of assorted sizes resting on a fixed table top, placed at
+    /// seeded random positions without overlap.
+    Clutter(Clutter),
 }
 
 /// A grid of columns of cubes (see [`Generated::Columns`]).
@@ -264,6 +290,75 @@ pub struct Pyramid {
     /// Radius of each cube's corner spheres (m). Default `size / 20`.
     #[serde(default)]
     pub corner_radius: Option<f64>,
+}
+
+/// Balls poured into a box (see [`Generated::SpheresInBox`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpheresInBox {
+    /// Number of balls.
+    pub count: usize,
+    /// Radius of each ball (m). Default `0.05`.
+    #[serde(default = "default_ball_radius")]
+    pub radius: f64,
+    /// Mass of each ball (kg). Default `1`.
+    #[serde(default = "default_mass")]
+    pub mass: f64,
+    /// Inner side of the square box (m). Default `0.5`; at least `2.5 radius`, the
+    /// lattice's pitch.
+    #[serde(default = "default_box_width")]
+    pub width: f64,
+    /// Seed of the lattice's jitter. Default `0`.
+    #[serde(default)]
+    pub seed: u64,
+}
+
+/// A cluttered table (see [`Generated::Clutter`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Clutter {
+    /// Number of objects.
+    pub count: usize,
+    /// Largest side of an object (m); each side is drawn in `[size/2, size]`, a ball's
+    /// diameter too. Default `0.08`.
+    #[serde(default = "default_clutter_size")]
+    pub size: f64,
+    /// Mass of each object (kg). Default `0.2`.
+    #[serde(default = "default_clutter_mass")]
+    pub mass: f64,
+    /// Table top `[x, y]` (m). Default `[1.0, 0.6]`.
+    #[serde(default = "default_table")]
+    pub table: [f64; 2],
+    /// Height of the table top's upper face (m). Default `0.4`.
+    #[serde(default = "default_table_height")]
+    pub table_height: f64,
+    /// Seed of the objects' kinds, sizes and places. Default `0`.
+    #[serde(default)]
+    pub seed: u64,
+}
+
+fn default_ball_radius() -> f64 {
+    0.05
+}
+
+fn default_box_width() -> f64 {
+    0.5
+}
+
+fn default_clutter_size() -> f64 {
+    0.08
+}
+
+fn default_clutter_mass() -> f64 {
+    0.2
+}
+
+fn default_table() -> [f64; 2] {
+    [1.0, 0.6]
+}
+
+fn default_table_height() -> f64 {
+    0.4
 }
 
 fn default_size() -> f64 {
