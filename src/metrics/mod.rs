@@ -7,6 +7,7 @@ pub mod consistency;
 pub mod energy;
 mod faces;
 pub mod forces;
+mod frontal;
 mod null_space;
 pub mod residuals;
 pub mod summary;

@@ -108,24 +108,27 @@ impl ContactJacobian {
                 DMatrix::from_fn(rows.len(), columns.len(), |r, c| j[(rows[r], columns[c])])
             }
             Self::Sparse(j) => {
-                let mut columns: Vec<usize> = rows
-                    .iter()
-                    .flat_map(|&r| {
-                        let row = j.row(r);
-                        nonzeros(row.col_indices(), row.values())
-                            .map(|(&k, _)| k)
-                            .collect::<Vec<_>>()
-                    })
-                    .collect();
+                // Each column once, at its first sight (no sort of every entry).
+                let mut position = vec![usize::MAX; j.ncols()];
+                let mut columns = Vec::new();
+                for &r in &rows {
+                    let row = j.row(r);
+                    for (&k, _) in nonzeros(row.col_indices(), row.values()) {
+                        if position[k] == usize::MAX {
+                            position[k] = 0;
+                            columns.push(k);
+                        }
+                    }
+                }
                 columns.sort_unstable();
-                columns.dedup();
+                for (c, &k) in columns.iter().enumerate() {
+                    position[k] = c;
+                }
                 let mut block = DMatrix::zeros(rows.len(), columns.len());
                 for (r, &row) in rows.iter().enumerate() {
                     let entries = j.row(row);
-                    for (k, v) in nonzeros(entries.col_indices(), entries.values()) {
-                        if let Ok(c) = columns.binary_search(k) {
-                            block[(r, c)] = *v;
-                        }
+                    for (&k, v) in nonzeros(entries.col_indices(), entries.values()) {
+                        block[(r, position[k])] = *v;
                     }
                 }
                 block
