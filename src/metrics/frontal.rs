@@ -16,7 +16,7 @@
 //! front are zero on the block). A column of `n` cubes costs `n` fronts of about 30 × 12
 //! instead of one QR of `12n × 6n`.
 
-use super::null_space::{apply, apply_transpose, householder_qr};
+use super::householder::{apply, apply_transpose, householder_qr};
 
 /// One front's reflectors, acting on the entries `slots` (rows of `J`) of a vector.
 #[derive(Debug, Clone, Copy, Default)]

@@ -8,6 +8,7 @@ pub mod energy;
 mod faces;
 pub mod forces;
 mod frontal;
+mod householder;
 mod null_space;
 pub mod residuals;
 pub mod summary;
