@@ -758,7 +758,8 @@ mod tests {
         use rand::RngExt;
         let bodies: usize = heights.iter().sum();
         // Per contact: its rows on the body above and, but on the ground, below.
-        let mut contacts: Vec<(usize, DMatrix<f64>, Option<(usize, DMatrix<f64>)>)> = Vec::new();
+        type BodyRows = (usize, DMatrix<f64>);
+        let mut contacts: Vec<(BodyRows, Option<BodyRows>)> = Vec::new();
         let mut body = 0;
         for &height in heights {
             for level in 0..height {
@@ -775,13 +776,13 @@ mod tests {
                     };
                     let above = point_on_body();
                     let below = (level > 0).then(|| (body - 1, -point_on_body()));
-                    contacts.push((body, above, below));
+                    contacts.push(((body, above), below));
                 }
                 body += 1;
             }
         }
         let mut jacobian = DMatrix::zeros(3 * contacts.len(), 6 * bodies);
-        for (i, (above, rows, below)) in contacts.iter().enumerate() {
+        for (i, ((above, rows), below)) in contacts.iter().enumerate() {
             jacobian
                 .view_mut((3 * i, 6 * above), (3, 6))
                 .copy_from(rows);
