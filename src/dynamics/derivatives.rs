@@ -219,13 +219,9 @@ pub fn rnea_derivatives_at_placements_into(
         out.tau[k] = sk.dot(&ws.fc[joint_k]);
         let alpha = ws.ic[joint_k] * sk;
         let beta_minus_gamma = ws.yx[joint_k].transpose() * sk + force_cross(sk, &ws.hc[joint_k]);
-        let mut joint = joint_k;
-        while joint > 0 {
-            for j in DerivativeWorkspace::dofs(model, joint) {
-                out.dtau_dq[(k, j)] = alpha.dot(&w[j]) + beta_minus_gamma.dot(&u[j]);
-                out.dtau_dv[(k, j)] = alpha.dot(&z[j]) - beta_minus_gamma.dot(&ws.s[j]);
-            }
-            joint = model.joints[joint].parent;
+        for j in chain_dofs(model, joint_k) {
+            out.dtau_dq[(k, j)] = alpha.dot(&w[j]) + beta_minus_gamma.dot(&u[j]);
+            out.dtau_dv[(k, j)] = alpha.dot(&z[j]) - beta_minus_gamma.dot(&ws.s[j]);
         }
     }
     // k a strict ancestor of J.
@@ -239,13 +235,9 @@ pub fn rnea_derivatives_at_placements_into(
         let (ic, yx, hc) = (&ws.ic[joint], &ws.yx[joint], &ws.hc[joint]);
         let d = force_cross(s, &ws.fc[joint]) + ic * w[j] + yx * u[j] - force_cross(&u[j], hc);
         let e = ic * z[j] - yx * s + force_cross(s, hc);
-        let mut ancestor = parent;
-        while ancestor > 0 {
-            for k in DerivativeWorkspace::dofs(model, ancestor) {
-                out.dtau_dq[(k, j)] = ws.s[k].dot(&d);
-                out.dtau_dv[(k, j)] = ws.s[k].dot(&e);
-            }
-            ancestor = model.joints[ancestor].parent;
+        for k in chain_dofs(model, parent) {
+            out.dtau_dq[(k, j)] = ws.s[k].dot(&d);
+            out.dtau_dv[(k, j)] = ws.s[k].dot(&e);
         }
     }
     Ok(())
@@ -287,12 +279,8 @@ pub fn gravity_derivatives_into(
         let sk = &ws.s[k];
         let alpha = ws.ic[joint_k] * sk;
         gravity[k] = alpha.dot(&a0);
-        let mut joint = joint_k;
-        while joint > 0 {
-            for j in DerivativeWorkspace::dofs(model, joint) {
-                dgravity_dq[(k, j)] = alpha.dot(&w(j));
-            }
-            joint = model.joints[joint].parent;
+        for j in chain_dofs(model, joint_k) {
+            dgravity_dq[(k, j)] = alpha.dot(&w(j));
         }
     }
     for j in 0..nv {
@@ -303,12 +291,8 @@ pub fn gravity_derivatives_into(
         }
         let ic = &ws.ic[joint];
         let d = force_cross(&ws.s[j], &(ic * a0)) + ic * w(j);
-        let mut ancestor = parent;
-        while ancestor > 0 {
-            for k in DerivativeWorkspace::dofs(model, ancestor) {
-                dgravity_dq[(k, j)] = ws.s[k].dot(&d);
-            }
-            ancestor = model.joints[ancestor].parent;
+        for k in chain_dofs(model, parent) {
+            dgravity_dq[(k, j)] = ws.s[k].dot(&d);
         }
     }
     Ok(())
@@ -453,6 +437,13 @@ fn point_change(
         }
     }
     out
+}
+
+/// The dofs of `joint` and of its ancestors, up the chain to the world (which has none).
+fn chain_dofs(model: &Model, joint: usize) -> impl Iterator<Item = usize> + '_ {
+    std::iter::successors(Some(joint), |&j| Some(model.joints[j].parent))
+        .take_while(|&j| j > 0)
+        .flat_map(|j| DerivativeWorkspace::dofs(model, j))
 }
 
 /// `ancestor` is `joint` or one of its ancestors (never the world).
