@@ -627,7 +627,7 @@ impl Experiment for Fig16 {
                             let capped = r.capped(name).is_some();
                             BoxGroup {
                                 label: if capped {
-                                    format!("{name} (capped)")
+                                    format!("{name}*")
                                 } else {
                                     name.clone()
                                 },
@@ -666,7 +666,7 @@ impl Experiment for Fig16 {
         );
         figure.panel_size = (820, 420);
         page.figures.push((
-            "Solve times (log axis) per robot (rows) and protocol (columns), cold and warm side by side; \"(capped)\": at its iteration cap on at least half the steps".into(),
+            "Solve times (log axis) per robot (rows) and protocol (columns), cold and warm side by side; \"*\": at its iteration cap on at least half the steps".into(),
             ctx.figure("fig16", &figure)?,
         ));
         Ok(page)
