@@ -243,15 +243,8 @@ impl Scenario {
                     format!("no body named '{name}' in world.bodies"),
                 ));
             }
-            if state
-                .position
-                .iter()
-                .any(|x| !x.is_finite() || x.abs() > DIVERGENCE_DISTANCE)
-            {
-                return Err(invalid(
-                    format!("{field}.position"),
-                    format!("must be finite and within {DIVERGENCE_DISTANCE:e} m"),
-                ));
+            if let Some(why) = position_problem(&state.position) {
+                return Err(invalid(format!("{field}.position"), why));
             }
             if state
                 .velocity
@@ -263,12 +256,8 @@ impl Scenario {
                     format!("must be finite and below {DIVERGENCE_SPEED:e} m/s (rad/s)"),
                 ));
             }
-            let q = nalgebra::Vector4::from(state.orientation);
-            if q.norm().is_nan() || q.norm() <= 1e-9 {
-                return Err(invalid(
-                    format!("{field}.orientation"),
-                    "quaternion must be non-zero".into(),
-                ));
+            if let Some(why) = orientation_problem(state.orientation) {
+                return Err(invalid(format!("{field}.orientation"), why));
             }
         }
         Ok(())
@@ -293,22 +282,11 @@ impl Scenario {
                     format!("size {bad:e}: must lie in [{l_lo:e}, {l_hi:e}] m"),
                 ));
             }
-            if fixed
-                .position
-                .iter()
-                .any(|x| !x.is_finite() || x.abs() > DIVERGENCE_DISTANCE)
-            {
-                return Err(invalid(
-                    field("position"),
-                    format!("must be finite and within {DIVERGENCE_DISTANCE:e} m"),
-                ));
+            if let Some(why) = position_problem(&fixed.position) {
+                return Err(invalid(field("position"), why));
             }
-            let q = nalgebra::Vector4::from(fixed.orientation);
-            if q.norm().is_nan() || q.norm() <= 1e-9 {
-                return Err(invalid(
-                    field("orientation"),
-                    "quaternion must be non-zero".into(),
-                ));
+            if let Some(why) = orientation_problem(fixed.orientation) {
+                return Err(invalid(field("orientation"), why));
             }
             if self.world.fixed[..i].iter().any(|f| f.name == fixed.name) {
                 return Err(invalid(
@@ -319,6 +297,21 @@ impl Scenario {
         }
         Ok(())
     }
+}
+
+/// Why a placed object's position is refused, if it is: not finite or beyond the distance
+/// at which a run counts as diverged.
+fn position_problem(position: &[f64; 3]) -> Option<String> {
+    position
+        .iter()
+        .any(|x| !x.is_finite() || x.abs() > DIVERGENCE_DISTANCE)
+        .then(|| format!("must be finite and within {DIVERGENCE_DISTANCE:e} m"))
+}
+
+/// Why an orientation quaternion is refused, if it is: zero or not a number.
+fn orientation_problem(orientation: [f64; 4]) -> Option<String> {
+    let norm = nalgebra::Vector4::from(orientation).norm();
+    (norm.is_nan() || norm <= 1e-9).then(|| "quaternion must be non-zero".to_string())
 }
 
 /// A scenario name: one path component of safe characters, so that results land in
