@@ -29,12 +29,14 @@
 //! docs/delassus.md), whose cost grows with the contacts and the bodies they touch instead
 //! of the square of the contacts.
 
+use std::sync::Arc;
+
 use nalgebra::{DMatrix, DVector, Matrix3, Vector3};
 use nalgebra_sparse::{CscMatrix, CsrMatrix};
 
 use super::{
-    fill_reducing_positions, ContactJacobian, ContactProblem, FactorizedDelassus, ProblemError,
-    ProblemParts, StepParameters,
+    fill_reducing_positions, ContactJacobian, ContactProblem, FactorizedDelassus, OperatorPattern,
+    ProblemError, ProblemParts, StepParameters,
 };
 use crate::dynamics::{DynamicsError, MassCholesky, MassLtdl};
 
@@ -226,6 +228,10 @@ pub struct ContactAssembly {
     /// The fill-reducing order of the dofs of the factorized operator, kept while the
     /// contacts' supports stay the same.
     order: DofOrder,
+    /// The pattern of `Yᵀ` in that order, with what the operator derives from it (kept
+    /// with the order), and where each of its stored entries is in `y`: entry `e` is
+    /// component `source[e] % 3` of `y[source[e] / 3]`.
+    operator_pattern: Option<(Arc<OperatorPattern>, Vec<usize>)>,
     /// Buffers of the previous step's problem.
     parts: ProblemParts,
     /// The form of the operator handed out.
@@ -455,23 +461,41 @@ impl ContactAssembly {
 
     /// `J` (`3n × nv`) by its rows on the supports (`O(n · depth)`, no `3n × nv` matrix).
     fn sparse_jacobian(&self) -> Result<CsrMatrix<f64>, ProblemError> {
-        self.rows_on_supports("J", None, |i, position| self.entries_of(i)[position])
+        self.rows_on_supports("J", None, &self.entries)
     }
 
     /// A `3n × nv` matrix whose contact `i`'s three rows are nonzero on its support only,
-    /// `value(i, position in the support)` giving the three rows at that dof; dof `k` in
-    /// column `columns[k]` (`k` when `None`).
+    /// `values` (laid out as `entries`) giving the three rows at each dof of the
+    /// supports; dof `k` in column `columns[k]` (`k` when `None`).
     fn rows_on_supports(
         &self,
         field: &'static str,
         columns: Option<&[usize]>,
-        value: impl Fn(usize, usize) -> Vector3<f64>,
+        values: &[Vector3<f64>],
     ) -> Result<CsrMatrix<f64>, ProblemError> {
-        let (n, nv) = (self.n, self.nv);
+        let (offsets, indices, source) = self.pattern_on_supports(columns);
+        let values = source.iter().map(|&s| values[s / 3][s % 3]).collect();
+        CsrMatrix::try_from_csr_data(3 * self.n, self.nv, offsets, indices, values).map_err(
+            |what| ProblemError::Size {
+                field,
+                expected: "contact rows on their supports".into(),
+                got: what.to_string(),
+            },
+        )
+    }
+
+    /// The CSR pattern (row offsets, column indices) of [`ContactAssembly::rows_on_supports`]
+    /// and where each stored entry is among the supports' three rows: entry `e` is row
+    /// `source[e] % 3` at support entry `source[e] / 3`.
+    fn pattern_on_supports(
+        &self,
+        columns: Option<&[usize]>,
+    ) -> (Vec<usize>, Vec<usize>, Vec<usize>) {
+        let n = self.n;
         let mut offsets = Vec::with_capacity(3 * n + 1);
         offsets.push(0);
         let mut indices = Vec::with_capacity(3 * self.support.len());
-        let mut values = Vec::with_capacity(3 * self.support.len());
+        let mut source = Vec::with_capacity(3 * self.support.len());
         // (column, position in the support) of one contact, in increasing columns.
         let mut row: Vec<(usize, usize)> = Vec::new();
         for i in 0..n {
@@ -488,18 +512,12 @@ impl ContactAssembly {
             for r in [0, 1, 2] {
                 for &(column, position) in &row {
                     indices.push(column);
-                    values.push(value(i, position)[r]);
+                    source.push(3 * (self.offsets[i] + position) + r);
                 }
                 offsets.push(indices.len());
             }
         }
-        CsrMatrix::try_from_csr_data(3 * n, nv, offsets, indices, values).map_err(|what| {
-            ProblemError::Size {
-                field,
-                expected: "contact rows on their supports".into(),
-                got: what.to_string(),
-            }
-        })
+        (offsets, indices, source)
     }
 
     /// The factorized operator `G = Yᵀ D⁻¹ Y`: `Yᵀ` (`3n × nv`) sparse with contact `i`'s
@@ -507,14 +525,15 @@ impl ContactAssembly {
     /// matrix of [`FactorizedDelassus`] (module docs of [`super::delassus`]).
     /// Its dofs are in a fill-reducing order (for the factor of the shifted matrix
     /// `D + Y (R + ρI)⁻¹ Yᵀ` of the ADMMs), computed when the supports change and kept
-    /// otherwise. `O(nnz(Y))` when the order is kept.
+    /// otherwise, with the pattern of `Yᵀ` and the shifted matrix's symbolic factor.
+    /// `O(nnz(Y))` when the order is kept.
     fn factorized_operator(
         &mut self,
         factor: &MassLtdl,
     ) -> Result<FactorizedDelassus, ProblemError> {
         let nv = self.nv;
         if !self.order.holds(&self.support, &self.offsets) {
-            let y_t = self.rows_on_supports("Y", None, |i, position| self.y_of(i)[position])?;
+            let y_t = self.rows_on_supports("Y", None, &self.y)?;
             let d = CscMatrix::try_from_csc_data(
                 nv,
                 nv,
@@ -529,15 +548,34 @@ impl ContactAssembly {
             })?;
             let position = fill_reducing_positions(&y_t, &d).unwrap_or_else(|| (0..nv).collect());
             self.order.keep(&self.support, &self.offsets, position);
+            self.operator_pattern = None;
         }
         let position = &self.order.position;
-        // Row r of Yᵀ for each contact's three rows.
-        let y_t = self.rows_on_supports("Y", Some(position), |i, p| self.y_of(i)[p])?;
+        if self.operator_pattern.is_none() {
+            // Row r of Yᵀ for each contact's three rows, dofs in the kept order.
+            let (offsets, indices, source) = self.pattern_on_supports(Some(position));
+            let pattern = nalgebra_sparse::pattern::SparsityPattern::try_from_offsets_and_indices(
+                3 * self.n,
+                nv,
+                offsets,
+                indices,
+            )
+            .map_err(|what| ProblemError::Size {
+                field: "Y",
+                expected: "contact rows on their supports".into(),
+                got: what.to_string(),
+            })?;
+            self.operator_pattern = Some((Arc::new(OperatorPattern::of(&pattern)), source));
+        }
+        let Some((pattern, source)) = &self.operator_pattern else {
+            unreachable!("the pattern was just formed")
+        };
+        let values = source.iter().map(|&s| self.y[s / 3][s % 3]).collect();
         let mut d = vec![0.0; nv];
         for (k, &place) in position.iter().enumerate() {
             d[place] = factor.d(k);
         }
-        FactorizedDelassus::with_diagonal_mass(y_t, &d)
+        FactorizedDelassus::with_diagonal_mass_on(pattern, values, &d)
     }
 
     /// `Y = L⁻ᵀ Jᵀ` and `D⁻¹ Y` on each contact's support, the contact's three columns at

@@ -36,13 +36,22 @@
 //! shifted matrix banded with the width of a layer and its factor fills that band. `J`,
 //! `M`, [`FactorizedDelassus::velocity_change`] and [`FactorizedDelassus::minv_jt`] are in
 //! that order of dofs; `G` and everything in contact space do not depend on it.
+//!
+//! What depends on the pattern of `J` alone is kept in an [`OperatorPattern`], shared by
+//! the operators of the same pattern (a simulator's steps while the contacts touch the
+//! same dofs): the pattern of `Jᵀ` with where each of its entries comes from in `J`, and,
+//! from the first shifted solve on, the pattern of `M + Jᵀ D⁻¹ J`, where each product
+//! `J_rk (J_rl / D_r)` lands in it, and its symbolic Cholesky factor. A shifted solve on a
+//! kept pattern then only sums the products and refactors numerically: the same sums in
+//! the same order, hence the same factor, as a fresh factorization.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use nalgebra::{DMatrix, DVector, Matrix3};
-use nalgebra_sparse::factorization::CscCholesky;
+use nalgebra_sparse::factorization::{CscCholesky, CscSymbolicCholesky};
 use nalgebra_sparse::ops::serial::spsolve_csc_lower_triangular;
 use nalgebra_sparse::ops::Op;
+use nalgebra_sparse::pattern::SparsityPattern;
 use nalgebra_sparse::{CooMatrix, CscMatrix, CsrMatrix};
 
 use super::coupling::{root, union};
@@ -162,6 +171,150 @@ pub struct Factors {
     mass_solve: MassSolve,
     /// `G_ii`, one per contact.
     diagonal_blocks: Vec<Matrix3<f64>>,
+    /// What depends on the pattern of `J` only.
+    pattern: Arc<OperatorPattern>,
+}
+
+/// What an operator derives from the sparsity pattern of its `J` alone (module docs):
+/// built once per pattern and shared by the operators of that pattern.
+#[derive(Debug)]
+pub struct OperatorPattern {
+    /// The pattern of `J` (`3n × nv`, CSR).
+    jacobian: SparsityPattern,
+    /// The pattern of `Jᵀ` (`nv × 3n`, CSR).
+    transpose: SparsityPattern,
+    /// For each stored entry of `Jᵀ`, the index of the same entry among `J`'s.
+    transpose_source: Vec<usize>,
+    /// The pattern of an `nv × nv` diagonal.
+    diagonal: SparsityPattern,
+    /// The shifted matrix's structure, from the first shifted solve on.
+    shift: OnceLock<ShiftPattern>,
+}
+
+/// The structure of `M + Jᵀ D⁻¹ J` for one pattern of `J` and of `M`.
+#[derive(Debug)]
+struct ShiftPattern {
+    /// The pattern of `M` it was built for.
+    mass: SparsityPattern,
+    /// Its symbolic Cholesky factor (which holds the pattern of `M + Jᵀ J`, CSC).
+    symbolic: CscSymbolicCholesky,
+    /// The number of stored entries of `M + Jᵀ J`.
+    nnz: usize,
+    /// For each row `r` of `J` and each ordered pair `(a, b)` of its stored entries (in
+    /// the row's order), where `J_ra (J_rb / D_r)` lands: the entry `(col a, col b)`.
+    product_index: Vec<usize>,
+    /// Where each stored entry of `M` lands.
+    mass_index: Vec<usize>,
+}
+
+impl OperatorPattern {
+    /// The pattern data of a `J` (`3n × nv`) with the sparsity pattern `jacobian` (CSR).
+    pub fn of(jacobian: &SparsityPattern) -> Self {
+        let (rows, nv) = (jacobian.major_dim(), jacobian.minor_dim());
+        // Counting sort of the entries by column: each row of Jᵀ in increasing rows of J.
+        let mut offsets = vec![0; nv + 1];
+        for &k in jacobian.minor_indices() {
+            offsets[k + 1] += 1;
+        }
+        for k in 0..nv {
+            offsets[k + 1] += offsets[k];
+        }
+        let mut next = offsets.clone();
+        let nnz = jacobian.nnz();
+        let mut indices = vec![0; nnz];
+        let mut transpose_source = vec![0; nnz];
+        for r in 0..rows {
+            let start = jacobian.major_offsets()[r];
+            for (e, &k) in jacobian.lane(r).iter().enumerate() {
+                indices[next[k]] = r;
+                transpose_source[next[k]] = start + e;
+                next[k] += 1;
+            }
+        }
+        Self {
+            jacobian: jacobian.clone(),
+            transpose: SparsityPattern::try_from_offsets_and_indices(nv, rows, offsets, indices)
+                .unwrap_or_else(|_| unreachable!("the transpose of a valid pattern is valid")),
+            transpose_source,
+            diagonal: SparsityPattern::try_from_offsets_and_indices(
+                nv,
+                nv,
+                (0..=nv).collect(),
+                (0..nv).collect(),
+            )
+            .unwrap_or_else(|_| unreachable!("a diagonal is a valid pattern")),
+            shift: OnceLock::new(),
+        }
+    }
+
+    /// `Jᵀ` from `J`'s values (`J` of this pattern).
+    fn transpose_of(&self, jacobian: &CsrMatrix<f64>) -> CsrMatrix<f64> {
+        let values = jacobian.values();
+        let transposed = self.transpose_source.iter().map(|&e| values[e]).collect();
+        CsrMatrix::try_from_pattern_and_values(self.transpose.clone(), transposed)
+            .unwrap_or_else(|_| unreachable!("one value per stored entry"))
+    }
+}
+
+impl ShiftPattern {
+    /// The structure of `M + Jᵀ D⁻¹ J` for `J`'s and `M`'s patterns: the union of both,
+    /// formed as the sparse sum of `M` and `Jᵀ J`, and where each product lands in it.
+    fn new(jacobian: &CsrMatrix<f64>, jacobian_t: &CsrMatrix<f64>, mass: &CscMatrix<f64>) -> Self {
+        let product: CsrMatrix<f64> = jacobian_t * jacobian;
+        let sum = mass + &CscMatrix::from(&product);
+        let pattern = sum.pattern();
+        let place = |row: usize, col: usize| {
+            let lane = pattern.lane(col);
+            let at = lane
+                .binary_search(&row)
+                .unwrap_or_else(|_| unreachable!("M + Jᵀ J holds every product"));
+            pattern.major_offsets()[col] + at
+        };
+        let mut product_index = Vec::new();
+        for r in 0..jacobian.nrows() {
+            let columns = jacobian.pattern().lane(r);
+            for &k in columns {
+                product_index.extend(columns.iter().map(|&l| place(k, l)));
+            }
+        }
+        let mass_index = (0..mass.ncols())
+            .flat_map(|c| mass.pattern().lane(c).iter().map(move |&r| (r, c)))
+            .map(|(r, c)| place(r, c))
+            .collect();
+        Self {
+            mass: mass.pattern().clone(),
+            nnz: pattern.nnz(),
+            symbolic: CscSymbolicCholesky::factor(pattern.clone()),
+            product_index,
+            mass_index,
+        }
+    }
+
+    /// The values of `M + Jᵀ D⁻¹ J` (`inverse` = `D⁻¹`) on this structure: each entry
+    /// `M_kl + Σ_r J_rk (J_rl D⁻¹_r)`, the products summed in increasing rows `r` from
+    /// zero and `M_kl` added last, as the sparse product and sum of [`ShiftPattern::new`]
+    /// compute them.
+    fn values(
+        &self,
+        jacobian: &CsrMatrix<f64>,
+        mass: &CscMatrix<f64>,
+        inverse: &[f64],
+    ) -> Vec<f64> {
+        let mut values = vec![0.0; self.nnz];
+        let mut index = self.product_index.iter();
+        for (r, d) in inverse.iter().enumerate() {
+            let row = jacobian.row(r);
+            for a in row.values() {
+                for (b, place) in row.values().iter().zip(index.by_ref()) {
+                    values[*place] += a * (b * d);
+                }
+            }
+        }
+        for (place, m) in self.mass_index.iter().zip(mass.values()) {
+            values[*place] = m + values[*place];
+        }
+        values
+    }
 }
 
 /// Refuses a `J` that is not `3n × nv`.
@@ -323,6 +476,18 @@ pub fn fill_reducing_positions(
     Some(position)
 }
 
+/// `1 / d_k` of a finite, positive diagonal `d`; a typed error otherwise.
+fn inverse_of_positive_diagonal(diagonal: &[f64]) -> Result<Vec<f64>, ProblemError> {
+    check_finite_sparse("M", diagonal)?;
+    if let Some(k) = diagonal.iter().position(|d| *d <= 0.0) {
+        return Err(not_definite(
+            "M",
+            format!("diagonal entry {k} is {}", diagonal[k]),
+        ));
+    }
+    Ok(diagonal.iter().map(|d| d.recip()).collect())
+}
+
 /// `1 / M_kk` when every stored entry of `M` is on its diagonal and positive.
 fn inverse_of_diagonal(mass: &CscMatrix<f64>) -> Option<Vec<f64>> {
     let nv = mass.nrows();
@@ -376,13 +541,7 @@ impl FactorizedDelassus {
         let nv = diagonal.len();
         check_jacobian_size(&jacobian, nv)?;
         check_finite_sparse("J", jacobian.values())?;
-        check_finite_sparse("M", diagonal)?;
-        if let Some(k) = diagonal.iter().position(|d| *d <= 0.0) {
-            return Err(not_definite(
-                "M",
-                format!("diagonal entry {k} is {}", diagonal[k]),
-            ));
-        }
+        let inverse = inverse_of_positive_diagonal(diagonal)?;
         let mass = CscMatrix::try_from_csc_data(
             nv,
             nv,
@@ -395,7 +554,6 @@ impl FactorizedDelassus {
             expected: format!("a {nv}x{nv} diagonal"),
             got: e.to_string(),
         })?;
-        let inverse = diagonal.iter().map(|d| d.recip()).collect();
         Ok(Self::from_factors(
             jacobian,
             mass,
@@ -403,14 +561,68 @@ impl FactorizedDelassus {
         ))
     }
 
+    /// [`FactorizedDelassus::with_diagonal_mass`] for a `J` given by its values on the
+    /// pattern `pattern` (in its order of stored entries): the pattern's data, the
+    /// shifted matrix's symbolic factor included, is shared with the other operators of
+    /// that pattern instead of being derived again. `O(nnz(J))`.
+    pub fn with_diagonal_mass_on(
+        pattern: &Arc<OperatorPattern>,
+        values: Vec<f64>,
+        diagonal: &[f64],
+    ) -> Result<Self, ProblemError> {
+        let nv = diagonal.len();
+        if values.len() != pattern.jacobian.nnz() || pattern.jacobian.minor_dim() != nv {
+            return Err(ProblemError::Size {
+                field: "J",
+                expected: format!(
+                    "{} values on a pattern of {} columns",
+                    pattern.jacobian.nnz(),
+                    pattern.jacobian.minor_dim()
+                ),
+                got: format!("{} values, {nv} dofs", values.len()),
+            });
+        }
+        check_finite_sparse("J", &values)?;
+        let inverse = inverse_of_positive_diagonal(diagonal)?;
+        let jacobian = CsrMatrix::try_from_pattern_and_values(pattern.jacobian.clone(), values)
+            .unwrap_or_else(|_| unreachable!("one value per stored entry"));
+        let mass =
+            CscMatrix::try_from_pattern_and_values(pattern.diagonal.clone(), diagonal.to_vec())
+                .unwrap_or_else(|_| unreachable!("one value per diagonal entry"));
+        Ok(Self::on_pattern(
+            Arc::clone(pattern),
+            jacobian,
+            mass,
+            MassSolve::Diagonal(inverse),
+        ))
+    }
+
+    /// The pattern data of this operator's `J`, to share with the next operator of the
+    /// same pattern ([`FactorizedDelassus::with_diagonal_mass_on`]).
+    pub fn pattern(&self) -> &Arc<OperatorPattern> {
+        &self.pattern
+    }
+
     fn from_factors(jacobian: CsrMatrix<f64>, mass: CscMatrix<f64>, mass_solve: MassSolve) -> Self {
-        let jacobian_t = jacobian.transpose();
+        let pattern = Arc::new(OperatorPattern::of(jacobian.pattern()));
+        Self::on_pattern(pattern, jacobian, mass, mass_solve)
+    }
+
+    /// The operator of `J` (whose pattern is `pattern`'s), `M` and its solve.
+    fn on_pattern(
+        pattern: Arc<OperatorPattern>,
+        jacobian: CsrMatrix<f64>,
+        mass: CscMatrix<f64>,
+        mass_solve: MassSolve,
+    ) -> Self {
+        let jacobian_t = pattern.transpose_of(&jacobian);
         let mut factors = Factors {
             jacobian,
             jacobian_t,
             mass,
             mass_solve,
             diagonal_blocks: Vec::new(),
+            pattern,
         };
         factors.diagonal_blocks = factors.compute_diagonal_blocks();
         Self {
@@ -535,18 +747,25 @@ impl FactorizedDelassus {
         (&g + g.transpose()) * 0.5
     }
 
-    /// The factor of `M + Jᵀ D⁻¹ J` (module docs).
+    /// The factor of `M + Jᵀ D⁻¹ J` (module docs), on the structure kept with the
+    /// pattern of `J` (built on first use, or apart when `M`'s pattern is not the one
+    /// it was built for).
     fn shifted(&self, diagonal: &DVector<f64>) -> Result<FactorizedShift, ProblemError> {
         let inverse: Vec<f64> = diagonal.iter().map(|d| d.recip()).collect();
-        let mut scaled = self.jacobian.clone();
-        for (r, d) in inverse.iter().enumerate() {
-            for value in scaled.row_mut(r).values_mut() {
-                *value *= d;
-            }
-        }
-        let product: CsrMatrix<f64> = &self.jacobian_t * &scaled;
-        let schur = &self.mass + &CscMatrix::from(&product);
-        let factor = CscCholesky::factor(&schur).map_err(|e| not_definite("M + J^T D^-1 J", e))?;
+        let kept = self
+            .pattern
+            .shift
+            .get_or_init(|| ShiftPattern::new(&self.jacobian, &self.jacobian_t, &self.mass));
+        let apart;
+        let structure = if kept.mass == *self.mass.pattern() {
+            kept
+        } else {
+            apart = ShiftPattern::new(&self.jacobian, &self.jacobian_t, &self.mass);
+            &apart
+        };
+        let values = structure.values(&self.jacobian, &self.mass, &inverse);
+        let factor = CscCholesky::factor_numerical(structure.symbolic.clone(), &values)
+            .map_err(|e| not_definite("M + J^T D^-1 J", e))?;
         Ok(FactorizedShift {
             operator: self.clone(),
             diagonal: diagonal.clone(),

@@ -20,7 +20,9 @@ pub mod npz;
 pub mod params;
 
 pub use coupling::ContactJacobian;
-pub use delassus::{fill_reducing_positions, Delassus, FactorizedDelassus, ShiftedDelassus};
+pub use delassus::{
+    fill_reducing_positions, Delassus, FactorizedDelassus, OperatorPattern, ShiftedDelassus,
+};
 pub use params::StepParameters;
 
 use std::sync::OnceLock;
