@@ -187,6 +187,9 @@ pub struct OperatorPattern {
     transpose_source: Vec<usize>,
     /// The pattern of an `nv × nv` diagonal.
     diagonal: SparsityPattern,
+    /// Whether each contact's three rows are stored on the same columns (a simulator's
+    /// rows on a support): the products then read each column index once for three rows.
+    triples: bool,
     /// The shifted matrix's structure, from the first shifted solve on.
     shift: OnceLock<ShiftPattern>,
 }
@@ -200,8 +203,10 @@ struct ShiftPattern {
     symbolic: CscSymbolicCholesky,
     /// The number of stored entries of `M + Jᵀ J`.
     nnz: usize,
-    /// For each row `r` of `J` and each ordered pair `(a, b)` of its stored entries (in
-    /// the row's order), where `J_ra (J_rb / D_r)` lands: the entry `(col a, col b)`.
+    /// For each row `r` of `J` and each pair `b ≤ a` of its stored entries (in the
+    /// row's order, so `col b ≤ col a`), where `J_ra (J_rb / D_r)` lands: the entry
+    /// `(col a, col b)` of the lower triangle, the only one the left-looking Cholesky
+    /// reads.
     product_index: Vec<usize>,
     /// Where each stored entry of `M` lands.
     mass_index: Vec<usize>,
@@ -231,7 +236,12 @@ impl OperatorPattern {
                 next[k] += 1;
             }
         }
+        let triples = (0..rows / 3).all(|i| {
+            let lane = jacobian.lane(3 * i);
+            jacobian.lane(3 * i + 1) == lane && jacobian.lane(3 * i + 2) == lane
+        });
         Self {
+            triples,
             jacobian: jacobian.clone(),
             transpose: SparsityPattern::try_from_offsets_and_indices(nv, rows, offsets, indices)
                 .unwrap_or_else(|_| unreachable!("the transpose of a valid pattern is valid")),
@@ -273,8 +283,8 @@ impl ShiftPattern {
         let mut product_index = Vec::new();
         for r in 0..jacobian.nrows() {
             let columns = jacobian.pattern().lane(r);
-            for &k in columns {
-                product_index.extend(columns.iter().map(|&l| place(k, l)));
+            for (a, &k) in columns.iter().enumerate() {
+                product_index.extend(columns[..=a].iter().map(|&l| place(k, l)));
             }
         }
         let mass_index = (0..mass.ncols())
@@ -291,9 +301,9 @@ impl ShiftPattern {
     }
 
     /// The values of `M + Jᵀ D⁻¹ J` (`inverse` = `D⁻¹`) on this structure: each entry
-    /// `M_kl + Σ_r J_rk (J_rl D⁻¹_r)`, the products summed in increasing rows `r` from
-    /// zero and `M_kl` added last, as the sparse product and sum of [`ShiftPattern::new`]
-    /// compute them.
+    /// `M_kl + Σ_r J_rk (J_rl D⁻¹_r)` of the lower triangle (the upper one is left zero),
+    /// the products summed in increasing rows `r` from zero and `M_kl` added last, as the
+    /// sparse product and sum of [`ShiftPattern::new`] compute them.
     fn values(
         &self,
         jacobian: &CsrMatrix<f64>,
@@ -303,9 +313,10 @@ impl ShiftPattern {
         let mut values = vec![0.0; self.nnz];
         let mut index = self.product_index.iter();
         for (r, d) in inverse.iter().enumerate() {
-            let row = jacobian.row(r);
-            for a in row.values() {
-                for (b, place) in row.values().iter().zip(index.by_ref()) {
+            let (start, end) = (jacobian.row_offsets()[r], jacobian.row_offsets()[r + 1]);
+            let row = &jacobian.values()[start..end];
+            for (p, a) in row.iter().enumerate() {
+                for (b, place) in row[..=p].iter().zip(index.by_ref()) {
                     values[*place] += a * (b * d);
                 }
             }
@@ -650,18 +661,60 @@ impl FactorizedDelassus {
         &self.mass
     }
 
+    /// `out = J v` (`v` of size `nv`): each row's sum in its order of entries from
+    /// `-0.0`, as `Iterator::sum`, three rows at once on triples.
+    fn product(&self, v: &[f64], out: &mut [f64]) {
+        if !self.pattern.triples {
+            return sparse_product(&self.jacobian, v, out);
+        }
+        let (offsets, columns) = (self.jacobian.row_offsets(), self.jacobian.col_indices());
+        let values = self.jacobian.values();
+        for (i, o) in out.chunks_exact_mut(3).enumerate() {
+            let (start, len) = (offsets[3 * i], offsets[3 * i + 1] - offsets[3 * i]);
+            let rows: [&[f64]; 3] = std::array::from_fn(|r| &values[start + r * len..][..len]);
+            let mut sum = [-0.0; 3];
+            for (p, &k) in columns[start..start + len].iter().enumerate() {
+                for r in 0..3 {
+                    sum[r] += rows[r][p] * v[k];
+                }
+            }
+            o.copy_from_slice(&sum);
+        }
+    }
+
+    /// `v = Jᵀ x` (`x` of size `3n`): each dof's sum over the rows in increasing order
+    /// from `-0.0`, as [`sparse_product`] by `Jᵀ`, scattered three rows at once on
+    /// triples.
+    fn transpose_product(&self, x: &[f64], v: &mut [f64]) {
+        if !self.pattern.triples {
+            return sparse_product(&self.jacobian_t, x, v);
+        }
+        v.fill(-0.0);
+        let (offsets, columns) = (self.jacobian.row_offsets(), self.jacobian.col_indices());
+        let values = self.jacobian.values();
+        for (i, xi) in x.chunks_exact(3).enumerate() {
+            let (start, len) = (offsets[3 * i], offsets[3 * i + 1] - offsets[3 * i]);
+            let rows: [&[f64]; 3] = std::array::from_fn(|r| &values[start + r * len..][..len]);
+            for (p, &k) in columns[start..start + len].iter().enumerate() {
+                for r in 0..3 {
+                    v[k] += rows[r][p] * xi[r];
+                }
+            }
+        }
+    }
+
     /// `out = J M⁻¹ Jᵀ x`.
     pub fn apply_into(&self, x: &[f64], out: &mut [f64]) {
         let mut v = DVector::zeros(self.dofs());
-        sparse_product(&self.jacobian_t, x, v.as_mut_slice());
+        self.transpose_product(x, v.as_mut_slice());
         self.mass_solve.solve_mut(&mut v);
-        sparse_product(&self.jacobian, v.as_slice(), out);
+        self.product(v.as_slice(), out);
     }
 
     /// `M⁻¹ Jᵀ x` (`nv`): the velocity change of the forces `x`.
     pub fn velocity_change(&self, x: &[f64]) -> DVector<f64> {
         let mut v = DVector::zeros(self.dofs());
-        sparse_product(&self.jacobian_t, x, v.as_mut_slice());
+        self.transpose_product(x, v.as_mut_slice());
         self.mass_solve.solve_mut(&mut v);
         v
     }
@@ -796,7 +849,8 @@ impl FactorizedDelassus {
                     }
                     let component = root(&dof_parent, k);
                     match owner[component] {
-                        Some(j) => union(&mut parent, i, j),
+                        Some(j) if j != i => union(&mut parent, i, j),
+                        Some(_) => {}
                         None => owner[component] = Some(i),
                     }
                 }
@@ -832,9 +886,9 @@ impl FactorizedShift {
             *xk = bk * d;
         }
         let mut v = DVector::zeros(op.dofs());
-        sparse_product(&op.jacobian_t, x, v.as_mut_slice());
+        op.transpose_product(x, v.as_mut_slice());
         self.factor.solve_mut(&mut v);
-        sparse_product(&op.jacobian, v.as_slice(), x);
+        op.product(v.as_slice(), x);
         for ((xk, bk), d) in x.iter_mut().zip(b).zip(&self.inverse) {
             *xk = (bk - *xk) * d;
         }
