@@ -163,8 +163,9 @@ impl std::ops::Deref for FactorizedDelassus {
 pub struct Factors {
     /// `J` (`3n × nv`).
     jacobian: CsrMatrix<f64>,
-    /// `Jᵀ` (`nv × 3n`), rows by dof, for `Jᵀ λ`.
-    jacobian_t: CsrMatrix<f64>,
+    /// `Jᵀ` (`nv × 3n`), rows by dof, for `Jᵀ λ` when `J`'s rows are not triples,
+    /// formed on first use.
+    jacobian_t: OnceLock<CsrMatrix<f64>>,
     /// `M` (`nv × nv`, both triangles).
     mass: CscMatrix<f64>,
     /// How `M⁻¹` is applied.
@@ -365,6 +366,12 @@ impl MassSolve {
 }
 
 impl Factors {
+    /// `Jᵀ`, formed from `J` on first use.
+    fn jacobian_t(&self) -> &CsrMatrix<f64> {
+        self.jacobian_t
+            .get_or_init(|| self.pattern.transpose_of(&self.jacobian))
+    }
+
     /// `G_ii = X_iᵀ X_i`, `X_i = L⁻¹ J_iᵀ` (three sparse forward solves per contact).
     fn compute_diagonal_blocks(&self) -> Vec<Matrix3<f64>> {
         let l = match &self.mass_solve {
@@ -626,7 +633,7 @@ impl FactorizedDelassus {
         mass: CscMatrix<f64>,
         mass_solve: MassSolve,
     ) -> Self {
-        let jacobian_t = pattern.transpose_of(&jacobian);
+        let jacobian_t = OnceLock::new();
         let mut factors = Factors {
             jacobian,
             jacobian_t,
@@ -687,7 +694,7 @@ impl FactorizedDelassus {
     /// triples.
     fn transpose_product(&self, x: &[f64], v: &mut [f64]) {
         if !self.pattern.triples {
-            return sparse_product(&self.jacobian_t, x, v);
+            return sparse_product(self.jacobian_t(), x, v);
         }
         v.fill(-0.0);
         let (offsets, columns) = (self.jacobian.row_offsets(), self.jacobian.col_indices());
@@ -755,7 +762,7 @@ impl FactorizedDelassus {
     pub fn minv_jt(&self) -> CscMatrix<f64> {
         if let MassSolve::Diagonal(inverse) = &self.mass_solve {
             // Jᵀ with row k scaled by 1 / M_kk.
-            let mut columns = CscMatrix::from(&self.jacobian_t);
+            let mut columns = CscMatrix::from(self.jacobian_t());
             for c in 0..columns.ncols() {
                 let mut column = columns.col_mut(c);
                 let (rows, values) = column.rows_and_values_mut();
@@ -808,12 +815,12 @@ impl FactorizedDelassus {
         let kept = self
             .pattern
             .shift
-            .get_or_init(|| ShiftPattern::new(&self.jacobian, &self.jacobian_t, &self.mass));
+            .get_or_init(|| ShiftPattern::new(&self.jacobian, self.jacobian_t(), &self.mass));
         let apart;
         let structure = if kept.mass == *self.mass.pattern() {
             kept
         } else {
-            apart = ShiftPattern::new(&self.jacobian, &self.jacobian_t, &self.mass);
+            apart = ShiftPattern::new(&self.jacobian, self.jacobian_t(), &self.mass);
             &apart
         };
         let values = structure.values(&self.jacobian, &self.mass, &inverse);
@@ -831,27 +838,42 @@ impl FactorizedDelassus {
     /// same connected component of `M`'s graph (`M⁻¹` of an irreducible block is full).
     fn contact_groups(&self) -> Vec<usize> {
         let nv = self.dofs();
+        // A diagonal M joins no two dofs.
         let mut dof_parent: Vec<usize> = (0..nv).collect();
-        for (c, column) in (0..nv).map(|c| (c, self.mass.col(c))) {
-            for &r in column.row_indices() {
-                union(&mut dof_parent, r, c);
+        if !matches!(self.mass_solve, MassSolve::Diagonal(_)) {
+            for (c, column) in (0..nv).map(|c| (c, self.mass.col(c))) {
+                for &r in column.row_indices() {
+                    union(&mut dof_parent, r, c);
+                }
             }
         }
         let n = self.dim() / 3;
         let mut parent: Vec<usize> = (0..n).collect();
         let mut owner: Vec<Option<usize>> = vec![None; nv];
+        let (offsets, columns) = (self.jacobian.row_offsets(), self.jacobian.col_indices());
+        let values = self.jacobian.values();
         for i in 0..n {
-            for r in 0..3 {
-                let row = self.jacobian.row(3 * i + r);
-                for (&k, a) in row.col_indices().iter().zip(row.values()) {
-                    if *a == 0.0 {
-                        continue;
+            let mut join = |k: usize| {
+                let component = root(&dof_parent, k);
+                match owner[component] {
+                    Some(j) if j != i => union(&mut parent, i, j),
+                    Some(_) => {}
+                    None => owner[component] = Some(i),
+                }
+            };
+            // The dofs where one of the contact's rows is nonzero: each dof once on
+            // triples, once per row otherwise.
+            if self.pattern.triples {
+                let (start, len) = (offsets[3 * i], offsets[3 * i + 1] - offsets[3 * i]);
+                for (p, &k) in columns[start..start + len].iter().enumerate() {
+                    if (0..3).any(|r| values[start + r * len + p] != 0.0) {
+                        join(k);
                     }
-                    let component = root(&dof_parent, k);
-                    match owner[component] {
-                        Some(j) if j != i => union(&mut parent, i, j),
-                        Some(_) => {}
-                        None => owner[component] = Some(i),
+                }
+            } else {
+                for e in offsets[3 * i]..offsets[3 * i + 3] {
+                    if values[e] != 0.0 {
+                        join(columns[e]);
                     }
                 }
             }
