@@ -9,9 +9,13 @@ use contactbench::dynamics::{self, point_jacobian_world, Data};
 use contactbench::model::robots::load_robot;
 use contactbench::problem::build::DelassusForm;
 use contactbench::problem::generators::box_pile;
-use contactbench::problem::{ContactProblem, Delassus, FactorizedDelassus, ProblemError};
+use contactbench::problem::{
+    ContactProblem, Delassus, FactorizedDelassus, OperatorPattern, ProblemError,
+};
 use contactbench::simulation::{Scenario, Simulator, World};
 use contactbench::solvers::SolverId;
+use std::sync::Arc;
+
 use nalgebra::{DMatrix, DVector};
 use nalgebra_sparse::{CooMatrix, CscMatrix, CsrMatrix};
 use rand::RngExt;
@@ -123,6 +127,93 @@ fn admm_solvers_give_the_same_answers_on_both_operators() {
         let gap = (&a.lambda - &b.lambda).amax() / b.lambda.amax();
         assert!(gap < 1e-6, "{id}: relative gap {gap:e}");
     }
+}
+
+/// A `3n × nv` `J` whose contacts' three rows share `per_contact` random columns, as the
+/// simulator lays out its rows on the contacts' supports, with random values.
+fn contact_rows(seed: u64, n: usize, nv: usize, per_contact: usize) -> CsrMatrix<f64> {
+    let mut r = rng(seed);
+    let (mut offsets, mut indices, mut values) = (vec![0], Vec::new(), Vec::new());
+    for _ in 0..n {
+        let mut columns: Vec<usize> = (0..nv).collect();
+        for k in 0..per_contact {
+            let pick = r.random_range(k..nv);
+            columns.swap(k, pick);
+        }
+        columns.truncate(per_contact);
+        columns.sort_unstable();
+        for _ in 0..3 {
+            indices.extend_from_slice(&columns);
+            values.extend((0..per_contact).map(|_| r.random_range(-1.0..1.0)));
+            offsets.push(indices.len());
+        }
+    }
+    CsrMatrix::try_from_csr_data(3 * n, nv, offsets, indices, values).expect("valid rows")
+}
+
+/// `(G + D)⁻¹ b` and `G x` on an operator.
+fn solve_and_apply(
+    op: FactorizedDelassus,
+    d: &DVector<f64>,
+    b: &DVector<f64>,
+) -> [DVector<f64>; 2] {
+    let operator = Delassus::Factorized(op);
+    let solved = operator.shifted(d).expect("definite").solve(b);
+    [solved, operator.apply(b)]
+}
+
+#[test]
+fn a_kept_operator_pattern_factors_as_a_fresh_one_and_a_new_contact_set_gets_its_own() {
+    let (n, nv) = (10, 24);
+    let mut r = rng(5);
+    let mass: Vec<f64> = (0..nv).map(|_| r.random_range(0.5..2.0)).collect();
+    let shift = DVector::from_fn(3 * n, |_, _| r.random_range(0.01..1.0));
+    let b = DVector::from_fn(3 * n, |_, _| r.random_range(-1.0..1.0));
+    let first = contact_rows(1, n, nv, 6);
+    let pattern = Arc::new(OperatorPattern::of(first.pattern()));
+    // The first shifted solve keeps the shifted matrix's structure in the pattern.
+    let op = FactorizedDelassus::with_diagonal_mass_on(&pattern, first.values().to_vec(), &mass)
+        .expect("valid");
+    solve_and_apply(op, &shift, &b);
+    // The next step: the same contacts, new values and masses.
+    let values: Vec<f64> = first
+        .values()
+        .iter()
+        .map(|_| r.random_range(-1.0..1.0))
+        .collect();
+    let mass: Vec<f64> = mass.iter().map(|m| m * r.random_range(0.5..2.0)).collect();
+    let next = CsrMatrix::try_from_pattern_and_values(first.pattern().clone(), values.clone())
+        .expect("same pattern");
+    let kept = FactorizedDelassus::with_diagonal_mass_on(&pattern, values, &mass).expect("valid");
+    let fresh = FactorizedDelassus::with_diagonal_mass(next.clone(), &mass).expect("valid");
+    assert_eq!(
+        solve_and_apply(kept, &shift, &b),
+        solve_and_apply(fresh, &shift, &b)
+    );
+    // Against dense linear algebra, for the kept pattern and for a new contact set.
+    let inverse_mass =
+        DMatrix::from_diagonal(&DVector::from_iterator(nv, mass.iter().map(|m| 1.0 / m)));
+    let changed = contact_rows(3, n + 2, nv, 6);
+    for j in [next, changed] {
+        let dense_j = nalgebra_sparse::convert::serial::convert_csr_dense(&j);
+        let g = &dense_j * &inverse_mass * dense_j.transpose();
+        let dim = j.nrows();
+        let d = DVector::from_fn(dim, |k, _| shift[k % shift.len()]);
+        let x = DVector::from_fn(dim, |k, _| b[k % b.len()]);
+        let reference = (&g + DMatrix::from_diagonal(&d))
+            .cholesky()
+            .expect("SPD")
+            .solve(&x);
+        let own = Arc::new(OperatorPattern::of(j.pattern()));
+        let op = FactorizedDelassus::with_diagonal_mass_on(&own, j.values().to_vec(), &mass)
+            .expect("valid");
+        let [solved, applied] = solve_and_apply(op, &d, &x);
+        assert!((&solved - &reference).amax() <= 1e-12 * reference.amax());
+        assert!((&applied - &g * &x).amax() <= 1e-12 * (&g * &x).amax());
+    }
+    // Values that do not fit the pattern are refused.
+    let short = FactorizedDelassus::with_diagonal_mass_on(&pattern, vec![1.0; 3], &mass);
+    assert!(matches!(short, Err(ProblemError::Size { field: "J", .. })));
 }
 
 #[test]
