@@ -323,7 +323,7 @@ impl ShiftPattern {
             }
         }
         for (place, m) in self.mass_index.iter().zip(mass.values()) {
-            values[*place] = m + values[*place];
+            values[*place] += m;
         }
         values
     }
