@@ -17,7 +17,10 @@
 //! `G + R` by power iteration, `m = μ_prox + min R`, `p = rho_power`) and is multiplied or
 //! divided by `(L/m)^{rho_power_factor}` when the ADMM primal residual `‖x − y‖∞ / λ_s`
 //! exceeds `ratio_primal_dual` times the dual residual
-//! `‖ρ̄ (y − y⁻) + μ_prox (x − x⁻)‖∞ / v_s`, or conversely. Both are divided by the scales
+//! `‖ρ̄ (y − y⁻) + μ_prox (x − x⁻)‖∞ / v_s`, or conversely (the `spectral` rule; the
+//! `linear` rule multiplies or divides by `linear_factor`, the `osqp` rule multiplies by
+//! `√(primal / dual)`). With `anderson_memory > 0` the point `[x; y; z/ρ̄]` an iteration
+//! starts from is the safeguarded Anderson extrapolation of [`super::anderson`]. Both are divided by the scales
 //! of the relative criterion (`λ_s = ‖y‖∞`, `v_s = ‖g‖∞`; Pinocchio compares the raw
 //! impulse and velocity, which makes the iteration depend on the units), and the proximal
 //! weight is `μ_prox = mu_prox · L` (Pinocchio's is absolute): the iterates are then
@@ -37,7 +40,8 @@
 //! products, the factorization and the triangular solves are the blocked kernels of
 //! `solvers::factor`; the updates of `y` and `z` and both ADMM residuals are one pass over
 //! the contacts. The solve allocates only its answer and report once its workspace has the
-//! problem's size. A warm start is returned at once only if it passes the same test. The relative step is not a stopping test here: a large ρ makes the steps tiny far
+//! problem's size. A warm start is returned at once only if it passes the same test, checked before
+//! any eigenvalue estimate or factorization. The relative step is not a stopping test here: a large ρ makes the steps tiny far
 //! from the solution (we measured false stops at residuals 100× above the tolerance on
 //! random problems), and Pinocchio makes the same choice.
 
