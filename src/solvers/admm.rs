@@ -40,10 +40,11 @@
 //! products, the factorization and the triangular solves are the blocked kernels of
 //! `solvers::factor`; the updates of `y` and `z` and both ADMM residuals are one pass over
 //! the contacts. The solve allocates only its answer and report once its workspace has the
-//! problem's size. A warm start is returned at once only if it passes the same test, checked before
-//! any eigenvalue estimate or factorization. The relative step is not a stopping test here: a large ρ makes the steps tiny far
-//! from the solution (we measured false stops at residuals 100× above the tolerance on
-//! random problems), and Pinocchio makes the same choice.
+//! problem's size. A warm start is returned at once only if it passes the same test,
+//! checked before any eigenvalue estimate or factorization. The relative step is not a
+//! stopping test here: a large ρ makes the steps tiny far from the solution (we measured
+//! false stops at residuals 100× above the tolerance on random problems), and Pinocchio
+//! makes the same choice.
 
 use std::time::Instant;
 
