@@ -102,7 +102,7 @@ impl Anderson {
         }
         let residual = image.metric_distance(u);
         if let Some(reference) = self.pending.take() {
-            if !(residual <= reference) {
+            if residual > reference || residual.is_nan() {
                 next.copy_from(&self.last_g);
                 self.rejections += 1;
                 self.reset();
@@ -144,9 +144,13 @@ impl Anderson {
             *df = DVector::zeros(u.len());
             *dg = DVector::zeros(u.len());
         }
-        for k in 0..u.len() {
-            df[k] = (image[k] - u[k]) - self.last_f[k];
-            dg[k] = image[k] - self.last_g[k];
+        let previous = self.last_f.iter().zip(self.last_g.iter());
+        let current = image.iter().zip(u.iter());
+        for ((dfk, dgk), ((f_last, g_last), (gk, uk))) in
+            df.iter_mut().zip(dg.iter_mut()).zip(previous.zip(current))
+        {
+            *dfk = (gk - uk) - f_last;
+            *dgk = gk - g_last;
         }
     }
 
@@ -202,19 +206,15 @@ fn solve_positive_definite(a: &mut [f64], m: usize, b: &mut [f64]) -> bool {
             a[i * m + j] = v / pivot;
         }
     }
+    // L w = b, then Lᵀ x = w (L row-major in the lower triangle of `a`).
     for i in 0..m {
-        let mut v = b[i];
-        for k in 0..i {
-            v -= a[i * m + k] * b[k];
-        }
-        b[i] = v / a[i * m + i];
+        let row = &a[i * m..i * m + i];
+        let dot: f64 = row.iter().zip(&b[..i]).map(|(l, w)| l * w).sum();
+        b[i] = (b[i] - dot) / a[i * m + i];
     }
     for i in (0..m).rev() {
-        let mut v = b[i];
-        for k in i + 1..m {
-            v -= a[k * m + i] * b[k];
-        }
-        b[i] = v / a[i * m + i];
+        let dot: f64 = (i + 1..m).map(|k| a[k * m + i] * b[k]).sum();
+        b[i] = (b[i] - dot) / a[i * m + i];
     }
     b.iter().all(|v| v.is_finite())
 }
