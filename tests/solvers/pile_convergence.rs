@@ -13,7 +13,7 @@ use contactbench::problem::ContactProblem;
 use contactbench::solvers::admm::AdmmParams;
 use contactbench::solvers::anderson::{Anderson, AndersonStep};
 use contactbench::solvers::ncp_admm::NcpAdmmSolver;
-use contactbench::solvers::{ContactSolver, SolveStatus, SolverError, SolverId, SolverSettings};
+use contactbench::solvers::{SolveStatus, SolverError, SolverId, SolverSettings};
 use nalgebra::{DMatrix, DVector};
 use serde_json::{json, Map, Value};
 
