@@ -111,8 +111,8 @@ pub struct AdmmParams {
     /// The factor of the `linear` rule (> 1). Default `2` (Pinocchio's).
     pub linear_factor: f64,
     /// Memory `m` of the Anderson acceleration of the ADMM's fixed-point map, 0 for none
-    /// (at most [`MAX_MEMORY`]). Default `5` (docs/solvers.md: measured on piles and
-    /// robots).
+    /// (at most [`MAX_MEMORY`]). Default `0` (docs/solvers.md: measured on piles, robots
+    /// and ContactBench's problems).
     pub anderson_memory: usize,
 }
 
@@ -156,7 +156,7 @@ impl Default for AdmmParams {
             power_iterations: 20,
             rho_update: RhoUpdate::Spectral,
             linear_factor: 2.0,
-            anderson_memory: 5,
+            anderson_memory: 0,
         }
     }
 }
