@@ -17,7 +17,10 @@
 //! `G + R` by power iteration, `m = μ_prox + min R`, `p = rho_power`) and is multiplied or
 //! divided by `(L/m)^{rho_power_factor}` when the ADMM primal residual `‖x − y‖∞ / λ_s`
 //! exceeds `ratio_primal_dual` times the dual residual
-//! `‖ρ̄ (y − y⁻) + μ_prox (x − x⁻)‖∞ / v_s`, or conversely. Both are divided by the scales
+//! `‖ρ̄ (y − y⁻) + μ_prox (x − x⁻)‖∞ / v_s`, or conversely (the `spectral` rule; the
+//! `linear` rule multiplies or divides by `linear_factor`, the `osqp` rule multiplies by
+//! `√(primal / dual)`). With `anderson_memory > 0` the point `[x; y; z/ρ̄]` an iteration
+//! starts from is the safeguarded Anderson extrapolation of [`super::anderson`]. Both are divided by the scales
 //! of the relative criterion (`λ_s = ‖y‖∞`, `v_s = ‖g‖∞`; Pinocchio compares the raw
 //! impulse and velocity, which makes the iteration depend on the units), and the proximal
 //! weight is `μ_prox = mu_prox · L` (Pinocchio's is absolute): the iterates are then
@@ -37,9 +40,11 @@
 //! products, the factorization and the triangular solves are the blocked kernels of
 //! `solvers::factor`; the updates of `y` and `z` and both ADMM residuals are one pass over
 //! the contacts. The solve allocates only its answer and report once its workspace has the
-//! problem's size. A warm start is returned at once only if it passes the same test. The relative step is not a stopping test here: a large ρ makes the steps tiny far
-//! from the solution (we measured false stops at residuals 100× above the tolerance on
-//! random problems), and Pinocchio makes the same choice.
+//! problem's size. A warm start is returned at once only if it passes the same test,
+//! checked before any eigenvalue estimate or factorization. The relative step is not a
+//! stopping test here: a large ρ makes the steps tiny far from the solution (we measured
+//! false stops at residuals 100× above the tolerance on random problems), and Pinocchio
+//! makes the same choice.
 
 use std::time::Instant;
 
@@ -47,6 +52,7 @@ use nalgebra::{DMatrix, DVector, Vector3};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::anderson::{Anderson, AndersonStep, MAX_MEMORY};
 use super::factor::{affine_product, product, FactorError, RegularizedCholesky};
 use super::shell::{Algorithm, Shell, SolveCall};
 use super::support::{
@@ -100,6 +106,42 @@ pub struct AdmmParams {
     /// solve's eigenvector when warm; they stop early once two estimates agree to 1e-8).
     /// Default `20`.
     pub power_iterations: usize,
+    /// How ρ follows the residuals (module doc). Default `spectral`.
+    pub rho_update: RhoUpdate,
+    /// The factor of the `linear` rule (> 1). Default `2` (Pinocchio's).
+    pub linear_factor: f64,
+    /// Memory `m` of the Anderson acceleration of the ADMM's fixed-point map, 0 for none
+    /// (at most [`MAX_MEMORY`]). Default `0` (docs/solvers.md: measured on piles, robots
+    /// and ContactBench's problems).
+    pub anderson_memory: usize,
+}
+
+/// The rule that moves ρ when the scaled primal residual `r_p` and dual residual `r_d`
+/// differ by more than `ratio_primal_dual` either way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase", try_from = "String")]
+pub enum RhoUpdate {
+    /// Multiply or divide by `(L/m)^rho_power_factor` (Pinocchio's spectral rule).
+    Spectral,
+    /// Multiply or divide by `linear_factor` (Pinocchio's linear rule).
+    Linear,
+    /// Multiply by `√(r_p / r_d)` (OSQP's rule, Stellato et al. 2020 §5.2).
+    Osqp,
+}
+
+impl TryFrom<String> for RhoUpdate {
+    type Error = String;
+
+    fn try_from(name: String) -> Result<Self, Self::Error> {
+        match name.as_str() {
+            "spectral" => Ok(Self::Spectral),
+            "linear" => Ok(Self::Linear),
+            "osqp" => Ok(Self::Osqp),
+            _ => Err(format!(
+                "rho_update = {name}: must be spectral, linear or osqp"
+            )),
+        }
+    }
 }
 
 impl Default for AdmmParams {
@@ -112,6 +154,9 @@ impl Default for AdmmParams {
             mu_prox: 1e-6,
             tau: 0.5,
             power_iterations: 20,
+            rho_update: RhoUpdate::Spectral,
+            linear_factor: 2.0,
+            anderson_memory: 0,
         }
     }
 }
@@ -154,6 +199,18 @@ impl AdmmParams {
         if self.power_iterations == 0 {
             return Err(bad("power_iterations = 0: must be at least 1".into()));
         }
+        if !(self.linear_factor.is_finite() && self.linear_factor > 1.0) {
+            return Err(bad(format!(
+                "linear_factor = {}: must be finite and > 1",
+                self.linear_factor
+            )));
+        }
+        if self.anderson_memory > MAX_MEMORY {
+            return Err(bad(format!(
+                "anderson_memory = {}: must be at most {MAX_MEMORY}",
+                self.anderson_memory
+            )));
+        }
         Ok(())
     }
 }
@@ -173,6 +230,7 @@ struct AdmmState {
     eigenvector: DVector<f64>,
     last_rho: Option<(usize, f64)>,
     last_dual: Option<DVector<f64>>,
+    anderson: Anderson,
     work: Workspace,
 }
 
@@ -185,11 +243,17 @@ struct Workspace {
     x: DVector<f64>,
     x_next: DVector<f64>,
     y_prev: DVector<f64>,
+    /// With Anderson acceleration: the point `[x; y; z / ρ̄]` an iteration starts from,
+    /// its image and the next point (module doc of [`super::anderson`]).
+    point: DVector<f64>,
+    image: DVector<f64>,
+    next: DVector<f64>,
 }
 
 impl Workspace {
-    /// Gives every vector the size `dim` (allocating only when the size changes).
-    fn resize(&mut self, dim: usize) {
+    /// Gives every vector the size `dim`, and the three of Anderson's points `3 dim` when
+    /// `accelerated` (allocating only when a size changes).
+    fn resize(&mut self, dim: usize, accelerated: bool) {
         for v in [
             &mut self.z,
             &mut self.c,
@@ -199,6 +263,13 @@ impl Workspace {
         ] {
             if v.len() != dim {
                 *v = DVector::zeros(dim);
+            }
+        }
+        if accelerated {
+            for v in [&mut self.point, &mut self.image, &mut self.next] {
+                if v.len() != 3 * dim {
+                    *v = DVector::zeros(3 * dim);
+                }
             }
         }
     }
@@ -270,6 +341,11 @@ impl<const DE_SAXCE: bool> AdmmSolver<DE_SAXCE> {
     /// The ρ the last solve ended with (reused by the next warm-started solve).
     pub fn last_rho(&self) -> Option<f64> {
         self.algorithm().state.last_rho()
+    }
+
+    /// Anderson extrapolations rejected by the safeguard so far.
+    pub fn anderson_rejections(&self) -> usize {
+        self.algorithm().state.anderson.rejections()
     }
 
     /// Cholesky factorizations of `G + R + ρ̄ I` computed so far (one per ρ change or
@@ -565,6 +641,161 @@ fn criteria_at(
     (model_criteria(model, problem, y, c), true)
 }
 
+/// The largest eigenvalue `L` of `G + R`, kept while `G + R` and `power_iterations` stay
+/// the same (module doc); the power iteration starts from the last eigenvector only when
+/// the solve is warm-started.
+fn largest_of(
+    problem: &ContactProblem,
+    warm: bool,
+    params: &AdmmParams,
+    state: &mut AdmmState,
+) -> f64 {
+    let factorized = matches!(problem.operator(), Delassus::Factorized(_));
+    let changed = factorized
+        || state
+            .factor
+            .set_matrix(problem.delassus(), problem.compliance());
+    if let Some((steps, largest)) = state.largest {
+        if !changed && steps == params.power_iterations {
+            return largest;
+        }
+    }
+    // Only a warm-started solve (the next step of a simulation) starts from the last
+    // eigenvector, as only it reuses ρ and z: a cold solve's answer must not depend on
+    // which problems the solver saw before (corpus runs, thread counts).
+    if !warm {
+        state.eigenvector = DVector::zeros(0);
+    }
+    let matrix = state.factor.matrix();
+    let apply = |v: &[f64], w: &mut [f64]| match problem.operator() {
+        Delassus::Factorized(f) => {
+            f.apply_into(v, w);
+            if let Some(r) = problem.compliance() {
+                for ((wk, vk), rk) in w.iter_mut().zip(v).zip(r.iter()) {
+                    *wk += rk * vk;
+                }
+            }
+        }
+        Delassus::Dense(_) => product(matrix, v, w),
+    };
+    let largest = largest_eigenvalue(
+        apply,
+        problem.dim(),
+        params.power_iterations,
+        &mut state.eigenvector,
+        &mut state.work.y_prev,
+    );
+    state.largest = Some((params.power_iterations, largest));
+    largest
+}
+
+/// What the penalty needs from `L`: the proximal weight `μ_prox = mu_prox · max(L, min R)`,
+/// the smallest eigenvalue bound `m = μ_prox + min R` and the conditioning `max(L/m, 1)`.
+struct Spectrum {
+    largest: f64,
+    mu_prox: f64,
+    smallest: f64,
+    cond: f64,
+}
+
+impl Spectrum {
+    fn new(problem: &ContactProblem, params: &AdmmParams, largest: f64) -> Self {
+        let min_compliance = problem.compliance().map_or(0.0, |r| r.min());
+        let mu_prox = params.mu_prox * largest.max(min_compliance);
+        let smallest = mu_prox + min_compliance;
+        let cond = if smallest > 0.0 {
+            (largest / smallest).max(1.0)
+        } else {
+            1.0
+        };
+        Self {
+            largest,
+            mu_prox,
+            smallest,
+            cond,
+        }
+    }
+
+    /// The initial ρ: the given one, else the spectral rule.
+    fn initial_rho(&self, params: &AdmmParams) -> f64 {
+        params.rho.unwrap_or_else(|| {
+            spectral_rho(
+                self.largest.max(self.smallest),
+                self.smallest,
+                params.rho_power,
+            )
+        })
+    }
+}
+
+/// ρ after one iteration whose scaled ADMM residuals are `primal` and `dual`, by
+/// `params.rho_update` (the rules of [`RhoUpdate`]), kept within [`RHO_RANGE`] of `L`.
+fn updated_rho(params: &AdmmParams, spectrum: &Spectrum, rho: f64, primal: f64, dual: f64) -> f64 {
+    let ratio = params.ratio_primal_dual;
+    let (raise, lower) = (primal > ratio * dual, dual > ratio * primal);
+    let next = match params.rho_update {
+        RhoUpdate::Spectral => {
+            let increment = spectrum.cond.powf(params.rho_power_factor);
+            step_rho(rho, increment, raise, lower)
+        }
+        RhoUpdate::Linear => step_rho(rho, params.linear_factor, raise, lower),
+        RhoUpdate::Osqp if (raise || lower) && primal > 0.0 && dual > 0.0 => {
+            rho * (primal / dual).sqrt()
+        }
+        RhoUpdate::Osqp => rho,
+    };
+    // ρ stays within 1e±12 of the largest eigenvalue (it overflowed to inf on an
+    // ill-conditioned ContactBench problem, and the iterate became NaN).
+    if spectrum.largest > 0.0 {
+        next.clamp(
+            RHO_RANGE.recip() * spectrum.largest,
+            RHO_RANGE * spectrum.largest,
+        )
+    } else {
+        next
+    }
+}
+
+/// `ρ · factor` when raised, `ρ / factor` when lowered, else `ρ`.
+fn step_rho(rho: f64, factor: f64, raise: bool, lower: bool) -> f64 {
+    if raise {
+        rho * factor
+    } else if lower {
+        rho / factor
+    } else {
+        rho
+    }
+}
+
+/// The ADMM's state as one point of its fixed-point map, `[x; y; z / ρ̄]` (all in impulse
+/// units), into `out` (of size `3 dim`).
+fn pack_state(
+    x: &DVector<f64>,
+    y: &DVector<f64>,
+    z: &DVector<f64>,
+    penalty: f64,
+    out: &mut DVector<f64>,
+) {
+    let dim = x.len();
+    out.rows_mut(0, dim).copy_from(x);
+    out.rows_mut(dim, dim).copy_from(y);
+    out.rows_mut(2 * dim, dim).copy_from(z);
+    out.rows_mut(2 * dim, dim).unscale_mut(penalty);
+}
+
+/// The inverse of [`pack_state`].
+fn unpack_state(
+    point: &DVector<f64>,
+    penalty: f64,
+    (x, y, z): (&mut DVector<f64>, &mut DVector<f64>, &mut DVector<f64>),
+) {
+    let dim = x.len();
+    x.copy_from(&point.rows(0, dim));
+    y.copy_from(&point.rows(dim, dim));
+    z.copy_from(&point.rows(2 * dim, dim));
+    z.scale_mut(penalty);
+}
+
 /// Runs the ADMM iteration of the module doc on `problem` (with contacts, warm start
 /// checked), stopping on `model`'s criterion; `start` is when the solve began.
 fn solve_admm(
@@ -597,88 +828,53 @@ fn solve_admm(
     };
     let dim = problem.dim();
     let de_saxce = model == ContactModel::Ncp;
-    state.work.resize(dim);
+    state.work.resize(dim, params.anderson_memory > 0);
     let factorized = matches!(problem.operator(), Delassus::Factorized(_));
     state.shifted = None;
-    let changed = factorized
-        || state
-            .factor
-            .set_matrix(problem.delassus(), problem.compliance());
-    let largest = match state.largest {
-        Some((steps, largest)) if !changed && steps == params.power_iterations => largest,
-        _ => {
-            // Only a warm-started solve (the next step of a simulation) starts from the
-            // last eigenvector, as only it reuses ρ and z: a cold solve's answer must not
-            // depend on which problems the solver saw before (corpus runs, thread counts).
-            if warm_start.is_none() {
-                state.eigenvector = DVector::zeros(0);
-            }
-            let matrix = state.factor.matrix();
-            let apply = |v: &[f64], w: &mut [f64]| match problem.operator() {
-                Delassus::Factorized(f) => {
-                    f.apply_into(v, w);
-                    if let Some(r) = problem.compliance() {
-                        for ((wk, vk), rk) in w.iter_mut().zip(v).zip(r.iter()) {
-                            *wk += rk * vk;
-                        }
-                    }
-                }
-                Delassus::Dense(_) => product(matrix, v, w),
-            };
-            let largest = largest_eigenvalue(
-                apply,
-                dim,
-                params.power_iterations,
-                &mut state.eigenvector,
-                &mut state.work.y_prev,
-            );
-            state.largest = Some((params.power_iterations, largest));
-            largest
-        }
-    };
-    let min_compliance = problem.compliance().map_or(0.0, |r| r.min());
-    let mu_prox = params.mu_prox * largest.max(min_compliance);
-    let smallest = mu_prox + min_compliance;
-    let cond = if smallest > 0.0 {
-        (largest / smallest).max(1.0)
-    } else {
-        1.0
-    };
-    let rho_increment = cond.powf(params.rho_power_factor);
+    match warm_start {
+        Some(x0) => state.work.x.copy_from(x0),
+        None => state.work.x.fill(0.0),
+    }
+    let mut y = DVector::zeros(dim);
+    project_primal(problem, &state.work.x, &mut y);
+    problem.velocity_into(&y, &mut state.work.c);
+    let mut history = settings.record_history.then(Vec::new);
     let reused_rho = match (warm_start, state.last_rho) {
         (Some(_), Some((d, rho))) if d == dim => Some(rho),
         _ => None,
     };
-    let mut rho = reused_rho
-        .or(params.rho)
-        .unwrap_or_else(|| spectral_rho(largest.max(smallest), smallest, params.rho_power));
-
-    let g = problem.free_velocity();
-    let velocity_scale = problem.velocity_scale();
-    let alpha = settings.over_relaxation;
-    let Workspace {
-        z,
-        c,
-        x,
-        x_next,
-        y_prev,
-    } = &mut state.work;
-    match warm_start {
-        Some(x0) => x.copy_from(x0),
-        None => x.fill(0.0),
-    }
-    let mut y = DVector::zeros(dim);
-    project_primal(problem, x, &mut y);
-    problem.velocity_into(&y, c);
-    let mut history = settings.record_history.then(Vec::new);
     if warm_start.is_some() {
-        // A warm start is returned as it is only if it passes the stopping test.
-        let criteria = model_criteria(model, problem, &y, c);
+        // A warm start is returned as it is only if it passes the stopping test, before
+        // any eigenvalue estimate or factorization.
+        let criteria = model_criteria(model, problem, &y, &state.work.c);
         if passes(&criteria, settings) {
-            state.last_rho = Some((dim, rho));
-            return finish_at(y, c, criteria, SolveStatus::Converged, 0, history);
+            if reused_rho.is_none() {
+                let rho = match params.rho {
+                    Some(rho) => rho,
+                    None => {
+                        let largest = largest_of(problem, true, params, state);
+                        Spectrum::new(problem, params, largest).initial_rho(params)
+                    }
+                };
+                state.last_rho = Some((dim, rho));
+            }
+            return finish_at(
+                y,
+                &state.work.c,
+                criteria,
+                SolveStatus::Converged,
+                0,
+                history,
+            );
         }
     }
+    let spectrum = Spectrum::new(
+        problem,
+        params,
+        largest_of(problem, warm_start.is_some(), params, state),
+    );
+    let (largest, mu_prox) = (spectrum.largest, spectrum.mu_prox);
+    let mut rho = reused_rho.unwrap_or_else(|| spectrum.initial_rho(params));
     if !(rho.is_finite() && rho > 0.0) {
         let what = format!("penalty rho = {rho:e} (largest eigenvalue of G + R {largest:e})");
         return finish(
@@ -688,6 +884,24 @@ fn solve_admm(
             history,
         );
     }
+
+    let g = problem.free_velocity();
+    let velocity_scale = problem.velocity_scale();
+    let alpha = settings.over_relaxation;
+    let mut anderson = (params.anderson_memory > 0).then_some(&mut state.anderson);
+    if let Some(acc) = anderson.as_mut() {
+        acc.restart(params.anderson_memory);
+    }
+    let Workspace {
+        z,
+        c,
+        x,
+        x_next,
+        y_prev,
+        point,
+        image,
+        next,
+    } = &mut state.work;
     // A warm start keeps the previous dual variable, as Pinocchio does.
     match (warm_start, state.last_dual.take()) {
         (Some(_), Some(last)) if last.len() == dim => z.copy_from(&last),
@@ -727,6 +941,9 @@ fn solve_admm(
                 status = SolveStatus::NumericalError { iteration: k, what };
                 break;
             }
+        }
+        if anderson.is_some() {
+            pack_state(x, &y, z, penalty, point);
         }
         // x-update: (G + R + prox I) x⁺ = −(g + s − ρ̄ y − μ_prox x − z).
         x_update_rhs(
@@ -776,16 +993,24 @@ fn solve_admm(
         }
         let primal = scaled(sweep.primal, sweep.impulse_scale);
         let dual = scaled(sweep.dual, velocity_scale);
-        if primal > params.ratio_primal_dual * dual {
-            rho *= rho_increment;
-        } else if dual > params.ratio_primal_dual * primal {
-            rho /= rho_increment;
+        let next_rho = updated_rho(params, &spectrum, rho, primal, dual);
+        if let Some(acc) = anderson.as_mut() {
+            pack_state(x, &y, z, penalty, image);
+            match acc.step(point, image, next) {
+                // The residuals were those of the rejected point: ρ stays.
+                AndersonStep::Rejected => {
+                    unpack_state(next, penalty, (x, &mut y, z));
+                    continue;
+                }
+                AndersonStep::Extrapolated if next_rho == rho => {
+                    unpack_state(next, penalty, (x, &mut y, z));
+                }
+                // A new ρ is a new fixed-point map: the memory starts again.
+                _ if next_rho != rho => acc.reset(),
+                _ => {}
+            }
         }
-        // ρ stays within 1e±12 of the largest eigenvalue (it overflowed to inf on an
-        // ill-conditioned ContactBench problem, and the iterate became NaN).
-        if largest > 0.0 {
-            rho = rho.clamp(RHO_RANGE.recip() * largest, RHO_RANGE * largest);
-        }
+        rho = next_rho;
     }
     state.last_rho = Some((dim, rho));
     if all_finite(z) {

@@ -24,6 +24,7 @@
 //! `ncp-admm`, `ncp-admm:eps_rel=1e-8,max_iter=500,rho=1e-3` (see [`SolverSpec`]).
 
 pub mod admm;
+pub mod anderson;
 pub mod ccp_admm;
 pub mod ccp_ipm;
 pub mod ccp_newton;

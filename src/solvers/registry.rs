@@ -104,6 +104,21 @@ const ADMM_PARAMS: &[ParamDoc] = &[
         unit: "iterations",
         doc: "power iterations estimating L",
     },
+    ParamDoc {
+        name: "rho_update",
+        unit: "spectral | linear | osqp",
+        doc: "how ρ follows the residuals: ×(L/m)^±rho_power_factor, ×linear_factor^±1, or ×√(r_p/r_d)",
+    },
+    ParamDoc {
+        name: "linear_factor",
+        unit: "-",
+        doc: "factor of the linear ρ rule, > 1",
+    },
+    ParamDoc {
+        name: "anderson_memory",
+        unit: "iterates",
+        doc: "memory of the safeguarded type-II Anderson acceleration, 0 (off) to 32",
+    },
 ];
 
 const RAISIM_PARAMS: &[ParamDoc] = &[

@@ -16,6 +16,7 @@ mod max_time;
 mod ncp_pgs_block;
 mod operator_forms;
 mod per_contact_findings;
+mod pile_convergence;
 mod random;
 mod regressions;
 mod single_contact;
