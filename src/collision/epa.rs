@@ -74,6 +74,13 @@ pub enum EpaResult {
     },
 }
 
+/// Support points a polytope is given room for up front (EPA typically converges within
+/// a few tens of iterations, each adding one point and a net two faces): the buffers grow
+/// past it only on long runs.
+const POLYTOPE_CAPACITY: usize = 32;
+/// Edges of the faces one new point sees, given room for up front.
+const EDGES_CAPACITY: usize = 48;
+
 struct Face {
     v: [usize; 3],
     normal: Vector3<f64>,
@@ -110,7 +117,8 @@ fn enclose_origin(
     diff: &mut MinkowskiDifference<'_>,
     simplex: &Simplex,
 ) -> Result<Vec<SupportPoint>, Vector3<f64>> {
-    let mut points: Vec<SupportPoint> = simplex.points().to_vec();
+    let mut points: Vec<SupportPoint> = Vec::with_capacity(POLYTOPE_CAPACITY);
+    points.extend_from_slice(simplex.points());
     if points.is_empty() {
         points.push(diff.support(&Vector3::x()));
     }
@@ -185,7 +193,7 @@ pub fn epa(
         }
     };
     let centre = points.iter().map(|p| p.w).sum::<Vector3<f64>>() / 4.0;
-    let mut faces: Vec<Face> = Vec::new();
+    let mut faces: Vec<Face> = Vec::with_capacity(2 * POLYTOPE_CAPACITY);
     for tri in [[0, 1, 2], [0, 3, 1], [0, 2, 3], [1, 3, 2]] {
         let mut tri = tri;
         let Some(mut face) = make_face(&points, tri) else {
@@ -200,12 +208,16 @@ pub fn epa(
         }
         faces.push(face);
     }
-    let mut queue: BinaryHeap<Reverse<(OrderedDistance, usize)>> = faces
-        .iter()
-        .enumerate()
-        .map(|(i, f)| Reverse((OrderedDistance(f.distance), i)))
-        .collect();
+    let mut queue = BinaryHeap::with_capacity(2 * POLYTOPE_CAPACITY);
+    queue.extend(
+        faces
+            .iter()
+            .enumerate()
+            .map(|(i, f)| Reverse((OrderedDistance(f.distance), i))),
+    );
     let mut best = closest_face(&faces, &mut queue);
+    // The visible faces' edges of one expansion, kept across expansions (one allocation).
+    let mut edges: Vec<(usize, usize)> = Vec::with_capacity(EDGES_CAPACITY);
     for iteration in 1..=settings.max_iterations {
         let Some(fi) = best else {
             break;
@@ -221,7 +233,7 @@ pub fn epa(
         points.push(s);
         let apex = points.len() - 1;
         let first_new = faces.len();
-        expand(&points, &mut faces, apex, settings.tolerance);
+        expand(&points, &mut faces, apex, settings.tolerance, &mut edges);
         for (i, f) in faces.iter().enumerate().skip(first_new) {
             queue.push(Reverse((OrderedDistance(f.distance), i)));
         }
@@ -285,10 +297,17 @@ fn closest_face(
     None
 }
 
-/// Removes the faces seen from the new point and fans the horizon to it.
-fn expand(points: &[SupportPoint], faces: &mut Vec<Face>, apex: usize, tolerance: f64) {
+/// Removes the faces seen from the new point and fans the horizon to it (`edges`: a
+/// scratch buffer, cleared here).
+fn expand(
+    points: &[SupportPoint],
+    faces: &mut Vec<Face>,
+    apex: usize,
+    tolerance: f64,
+    edges: &mut Vec<(usize, usize)>,
+) {
     let p = points[apex].w;
-    let mut edges: Vec<(usize, usize)> = Vec::new();
+    edges.clear();
     for face in faces.iter_mut().filter(|f| f.alive) {
         if face.normal.dot(&(p - points[face.v[0]].w)) > tolerance * 1e-3 {
             face.alive = false;
@@ -297,14 +316,12 @@ fn expand(points: &[SupportPoint], faces: &mut Vec<Face>, apex: usize, tolerance
             }
         }
     }
-    let horizon: Vec<(usize, usize)> = edges
-        .iter()
-        .filter(|(a, b)| !edges.contains(&(*b, *a)))
-        .copied()
-        .collect();
-    for (a, b) in horizon {
-        if let Some(face) = make_face(points, [a, b, apex]) {
-            faces.push(face);
+    // A horizon edge is one whose reverse belongs to no other visible face.
+    for &(a, b) in edges.iter() {
+        if !edges.contains(&(b, a)) {
+            if let Some(face) = make_face(points, [a, b, apex]) {
+                faces.push(face);
+            }
         }
     }
 }

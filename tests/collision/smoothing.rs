@@ -10,8 +10,8 @@ use contactbench::collision::simplex::{Simplex, SupportPoint};
 use contactbench::collision::smoothing::hessian::{support_hessian, HessianMethod};
 use contactbench::collision::smoothing::oracle::{box_on_slab, sphere_sphere};
 use contactbench::collision::smoothing::{
-    derivatives_at, pair_derivatives, Estimator, GeometryJacobians, Pair, PairGeometry,
-    SmoothingError,
+    derivatives_at, derivatives_from, pair_derivatives, BaseQuery, Estimator, GeometryJacobians,
+    Pair, PairGeometry, SmoothingError,
 };
 use contactbench::collision::{Contact, ContactSettings, ConvexHull, Shape};
 use nalgebra::{Isometry3, SMatrix, SVector, Translation3, UnitQuaternion, Vector3, Vector6};
@@ -594,5 +594,54 @@ fn zeroth_order_on_meshes_does_not_depend_on_where_the_hill_climbing_starts() {
             cold.fixed_rows::<1>(9).into_owned(),
             "gap {gap}"
         );
+    }
+}
+
+#[test]
+fn a_kept_base_query_gives_the_estimates_of_the_contact_alone() {
+    let a = mesh_sphere(0.1, 2000);
+    let b = mesh_sphere(0.15, 2000);
+    let settings = ContactSettings::default();
+    let estimators = [
+        Estimator::ZerothOrder {
+            samples: 32,
+            noise: 1e-2,
+            seed: 3,
+        },
+        Estimator::FiniteDifferences {
+            step: 1e-6,
+            central: true,
+        },
+        Estimator::FirstOrderGumbel {
+            rings: 2,
+            noise: 1e-4,
+        },
+    ];
+    for gap in [0.005, -0.005] {
+        let pair = Pair {
+            a: &a,
+            b: &b,
+            b_in_a: pose([0.25 + gap, -0.02, 0.01], [-0.4, 0.1, 0.7]),
+        };
+        let base = pair
+            .contact(&settings, None)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let start = BaseQuery::at(&pair, base.clone(), &settings).unwrap_or_else(|e| panic!("{e}"));
+        for estimator in &estimators {
+            let alone = derivatives_at(&pair, &base, estimator, &settings)
+                .unwrap_or_else(|e| panic!("{e}"));
+            let kept = derivatives_from(&pair, &start, estimator, &settings)
+                .unwrap_or_else(|e| panic!("{e}"));
+            // The same base query used again: nothing of the first use is carried over.
+            let again = derivatives_from(&pair, &start, estimator, &settings)
+                .unwrap_or_else(|e| panic!("{e}"));
+            let name = estimator.name();
+            assert_eq!(alone.jacobians, kept.jacobians, "{name}, gap {gap}");
+            assert_eq!(alone.geometry, kept.geometry, "{name}, gap {gap}");
+            assert_eq!(kept, again, "{name}, gap {gap}");
+            // Only the 0th-order estimator given a contact alone re-runs the base query.
+            let rerun = usize::from(matches!(estimator, Estimator::ZerothOrder { .. }));
+            assert_eq!(alone.queries, kept.queries + rerun, "{name}, gap {gap}");
+        }
     }
 }

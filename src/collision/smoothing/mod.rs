@@ -259,7 +259,8 @@ pub struct PairDerivatives {
     /// Its Jacobians.
     pub jacobians: GeometryJacobians,
     /// GJK/EPA queries run for the derivatives (the given unperturbed one not counted;
-    /// the 0th-order estimator runs it again for its final simplex).
+    /// the 0th-order estimator given a contact alone runs it again for its final simplex,
+    /// counted; given a [`BaseQuery`] it does not).
     pub queries: usize,
     /// False when a 1st-order estimator found the shapes touching (`|x₁ − x₂|` below
     /// [`TOUCHING`]): the normal has no derivative there and its Jacobian is returned as
@@ -352,6 +353,45 @@ impl Pair<'_> {
     }
 }
 
+/// A pair's unperturbed query as the estimators start from it: its contact, GJK's final
+/// simplex and the vertices the mesh supports found. The 0th-order estimator starts each
+/// sample's GJK from this simplex (its points re-placed at the sample's pose) and the first
+/// sample's hill climbing from these vertices.
+#[derive(Debug, Clone)]
+pub struct BaseQuery {
+    /// The contact at the pair's pose.
+    pub contact: Contact,
+    simplex: Simplex,
+    hints: [usize; 2],
+}
+
+impl BaseQuery {
+    /// The query of `pair` at its pose whose contact is `contact` (GJK/EPA run again from
+    /// its warm start, for the final simplex and support vertices a contact does not keep).
+    pub fn at(
+        pair: &Pair<'_>,
+        contact: Contact,
+        settings: &ContactSettings,
+    ) -> Result<Self, SmoothingError> {
+        let mut hints = [usize::MAX; 2];
+        let mut simplex = Simplex::default();
+        signed_distance_hinted(
+            pair.a,
+            pair.b,
+            &pair.b_in_a,
+            settings,
+            &contact.warm_start,
+            &mut hints,
+            &mut simplex,
+        )?;
+        Ok(Self {
+            contact,
+            simplex,
+            hints,
+        })
+    }
+}
+
 /// The geometry of `pair` and its derivatives by `estimator` (one GJK/EPA query, then the
 /// estimator's).
 pub fn pair_derivatives(
@@ -364,11 +404,36 @@ pub fn pair_derivatives(
     derivatives_at(pair, &base, estimator, settings)
 }
 
-/// The derivatives of `pair` at its already computed contact `base` (the estimator's
-/// cost alone: what the timing tables measure).
+/// The derivatives of `pair` at its already computed contact `base` (the 0th-order
+/// estimator first runs the unperturbed query again, for its final simplex:
+/// [`derivatives_from`] keeps it).
 pub fn derivatives_at(
     pair: &Pair<'_>,
     base: &Contact,
+    estimator: &Estimator,
+    settings: &ContactSettings,
+) -> Result<PairDerivatives, SmoothingError> {
+    estimates(pair, base, None, estimator, settings)
+}
+
+/// The derivatives of `pair` from its base query `start` (the estimator's cost alone, the
+/// unperturbed query and its final simplex given: what the timing tables measure). The
+/// same values as [`derivatives_at`] with `start.contact`.
+pub fn derivatives_from(
+    pair: &Pair<'_>,
+    start: &BaseQuery,
+    estimator: &Estimator,
+    settings: &ContactSettings,
+) -> Result<PairDerivatives, SmoothingError> {
+    estimates(pair, &start.contact, Some(start), estimator, settings)
+}
+
+/// The estimators at the contact `base`; the 0th-order one starts from `start`, or from a
+/// base query run here.
+fn estimates(
+    pair: &Pair<'_>,
+    base: &Contact,
+    start: Option<&BaseQuery>,
     estimator: &Estimator,
     settings: &ContactSettings,
 ) -> Result<PairDerivatives, SmoothingError> {
@@ -389,7 +454,18 @@ pub fn derivatives_at(
             samples,
             noise,
             seed,
-        } => zeroth_order(pair, base, settings, samples, noise, seed)?,
+        } => {
+            let owned;
+            let (start, rerun) = match start {
+                Some(start) => (start, 0),
+                None => {
+                    owned = BaseQuery::at(pair, base.clone(), settings)?;
+                    (&owned, 1)
+                }
+            };
+            let (jacobians, queries) = zeroth_order(pair, start, settings, samples, noise, seed)?;
+            (jacobians, queries + rerun)
+        }
         Estimator::FirstOrderGaussian {
             samples,
             noise,
@@ -441,37 +517,28 @@ fn finite_differences(
 /// `J ≈ (1/M) Σ (g(q + ε zⱼ) − g(q)) zⱼᵀ / ε`.
 fn zeroth_order(
     pair: &Pair<'_>,
-    base: &Contact,
+    start: &BaseQuery,
     settings: &ContactSettings,
     samples: usize,
     noise: f64,
     seed: u64,
 ) -> Result<(GeometryJacobians, usize), SmoothingError> {
+    let base = &start.contact;
     let g0 = PairGeometry::of(base).stacked();
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    // The unperturbed query's final simplex and support vertices: where each sample's
-    // GJK and hill climbing start.
-    let mut hints = [usize::MAX; 2];
-    let mut nominal = Simplex::default();
-    signed_distance_hinted(
-        pair.a,
-        pair.b,
-        &pair.b_in_a,
-        settings,
-        &base.warm_start,
-        &mut hints,
-        &mut nominal,
-    )?;
+    // Each sample's GJK starts from the unperturbed final simplex, its hill climbing from
+    // the vertices the previous query found.
+    let mut hints = start.hints;
+    let nominal = &start.simplex;
     let mut sum = SMatrix::<f64, 10, 6>::zeros();
     for _ in 0..samples {
         let z = Vector6::from_fn(|_, _| standard_normal(&mut rng));
         let xi = z * noise;
-        let g =
-            pair.geometry_from_simplex(&xi, settings, &base.warm_start, &mut hints, &nominal)?;
+        let g = pair.geometry_from_simplex(&xi, settings, &base.warm_start, &mut hints, nominal)?;
         sum += (g - g0) * z.transpose();
     }
     let j = sum / (samples as f64 * noise);
-    Ok((GeometryJacobians::from_stacked(&j), samples + 1))
+    Ok((GeometryJacobians::from_stacked(&j), samples))
 }
 
 /// `[a]ₓ`, the matrix of `b ↦ a × b`.

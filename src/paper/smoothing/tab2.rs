@@ -7,9 +7,9 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use crate::collision::benchmark::{mean_of_fastest, place_at_distances};
-use crate::collision::smoothing::{derivatives_at, Estimator, Pair};
-use crate::collision::{Contact, ContactSettings, Shape};
-use crate::paper::claims::{num, Claim};
+use crate::collision::smoothing::{derivatives_from, BaseQuery, Estimator, Pair};
+use crate::collision::{ContactSettings, Shape};
+use crate::paper::claims::{num, Claim, Why};
 use crate::paper::collision::corpus::{corpus, Corpus, MeshEntry};
 use crate::paper::collision::{mean_std, not_measurable, pm};
 use crate::paper::page::Page;
@@ -147,12 +147,12 @@ fn rows() -> Vec<Row> {
     ]
 }
 
-/// A placed pair and its contact.
+/// A placed pair and its unperturbed query (contact and final simplex).
 struct Problem {
     a: Shape,
     b: Shape,
     b_in_a: Isometry3<f64>,
-    base: Contact,
+    start: BaseQuery,
 }
 
 /// Signed distances of the two columns (m): shallow penetration, and separation.
@@ -204,11 +204,12 @@ fn problems(
                         b_in_a,
                     };
                     let base = pair.contact(&settings, None).map_err(failed)?;
+                    let start = BaseQuery::at(&pair, base, &settings).map_err(failed)?;
                     out.push(Problem {
                         a: a.clone(),
                         b: b.clone(),
                         b_in_a,
-                        base,
+                        start,
                     });
                 }
             }
@@ -229,14 +230,14 @@ fn times(problems: &[Problem], estimator: &Estimator, runs: usize) -> (Vec<f64>,
             b: &p.b,
             b_in_a: p.b_in_a,
         };
-        if derivatives_at(&pair, &p.base, estimator, &settings).is_err() {
+        if derivatives_from(&pair, &p.start, estimator, &settings).is_err() {
             errors += 1;
             continue;
         }
         out.push(mean_of_fastest(runs, 0.9, || {
-            let _ = std::hint::black_box(derivatives_at(
+            let _ = std::hint::black_box(derivatives_from(
                 &pair,
-                std::hint::black_box(&p.base),
+                std::hint::black_box(&p.start),
                 estimator,
                 &settings,
             ));
@@ -309,6 +310,7 @@ impl Experiment for Tab2 {
         let separated = problems(&meshes, poses, SEPARATED, 2)?;
         let rows = rows();
         let measured = measure(&rows, &colliding, &separated, runs);
+        let smaller = smaller_noise(&rows, &measured, &separated, runs);
         page.setup = corpus.setup_lines();
         page.setup.push(format!(
             "Meshes: {} (hull vertices), every pair i ≤ j, {poses} random poses each per column: \
@@ -327,17 +329,22 @@ impl Experiment for Tab2 {
             separated.len()
         ));
         page.setup.push(format!(
-            "Timed: the derivative alone, given the pair's contact (GJK, and EPA when the \
-             hulls overlap): finite differences and the 0th-order estimator run their \
-             queries warm-started from it, as the paper's do (the 0th-order one each \
-             sample's GJK from the unperturbed final simplex, re-run for it, its points \
-             re-placed at the sample's pose). Each problem {runs} times, mean \
+            "Timed: the derivative alone, given the pair's unperturbed query (GJK, and EPA \
+             when the hulls overlap: its contact and GJK's final simplex, computed before the \
+             clock starts as the paper's derivative is given its query): finite differences \
+             and the 0th-order estimator run their queries warm-started from it, as the \
+             paper's do (the 0th-order one each sample's GJK from the unperturbed final \
+             simplex, its points re-placed at the sample's pose). The derivatives of the \
+             witness points, normal and distance come from the same queries (the paper times \
+             the witness points'; the other outputs add a few products per query). Each \
+             problem {runs} times, mean \
              of the fastest 90 %; mean ± std over problems. Noise levels of the paper's \
              Tab. I: 0th-order ε = 1e-2 (pose), 1st-order Gaussian ε = 1e-3, Gumbel ε = 1e-4; \
              central differences with step 1e-6 (12 queries: the paper's M = 12)."
         ));
         page.tables.push(table(&rows, &measured));
-        page.claims = claims(&rows, &measured);
+        page.claims = claims(&rows, &measured, &smaller);
+        page.notes.push(smaller.note());
         page.notes.push(
             "The paper's times come from HPP-FCL on its authors' machine; ours from this \
              machine, shared with other jobs while it ran, so absolute times compare hardware \
@@ -400,26 +407,94 @@ fn mean_of(m: &[Option<(f64, f64)>], rows: &[Row], method: &str, parameters: &st
         .map_or(f64::NAN, |x| x.0)
 }
 
-fn claims(rows: &[Row], m: &Measured) -> Vec<Claim> {
+/// The 0th-order estimator without collision at a tenth of the noise, beside the per-query
+/// costs at the paper's Tab. I noise: the paper's Tab. II does not state its noise level.
+struct SmallerNoise {
+    /// Noise level `ε` of the extra run.
+    noise: f64,
+    /// Samples `M` of the extra run.
+    samples: usize,
+    /// Its mean µs without collision.
+    time: f64,
+    /// µs per sample at ε = 1e-2 (M = 20) and per finite-difference query (M = 12),
+    /// without collision.
+    sample_time: f64,
+    fd_query_time: f64,
+    /// The paper's µs for M = 20 without collision.
+    paper: f64,
+}
+
+impl SmallerNoise {
+    fn note(&self) -> String {
+        format!(
+            "The paper's Tab. II does not state the 0th-order noise level; ours is its Tab. I's \
+             ε = 1e-2, of the order of the separations here (1 to 50 mm). Without collision a \
+             sample at ε = 1e-2 costs {} µs and a finite-difference query {} µs (the paper's \
+             samples cost about what its queries cost); at ε = {:e} the 0th-order M = {} takes \
+             {} µs ({} µs a sample; the paper's M = 20: {} µs).",
+            num(self.sample_time),
+            num(self.fd_query_time),
+            self.noise,
+            self.samples,
+            num(self.time),
+            num(self.time / self.samples as f64),
+            num(self.paper)
+        )
+    }
+
+    /// Why a 0th-order time claim misses, when the smaller noise brings M = 20 within
+    /// twice the paper's time.
+    fn explains(&self) -> bool {
+        self.time <= 2.0 * self.paper
+    }
+}
+
+fn smaller_noise(rows: &[Row], m: &Measured, separated: &[Problem], runs: usize) -> SmallerNoise {
+    let samples = 20;
+    let noise = 1e-3;
+    let estimator = Estimator::ZerothOrder {
+        samples,
+        noise,
+        seed: 0,
+    };
+    let (times, _) = times(separated, &estimator, runs);
+    let zeroth = rows
+        .iter()
+        .position(|r| r.method == "0th-order Gaussian" && r.parameters == "M = 20");
+    SmallerNoise {
+        noise,
+        samples,
+        time: mean_std(&times).0,
+        sample_time: mean_of(&m.separated, rows, "0th-order Gaussian", "M = 20") / 20.0,
+        fd_query_time: mean_of(&m.separated, rows, "Finite differences", "M = 12") / 12.0,
+        paper: zeroth.map_or(f64::NAN, |k| rows[k].separated.0),
+    }
+}
+
+fn claims(rows: &[Row], m: &Measured, smaller: &SmallerNoise) -> Vec<Claim> {
     let mut claims = Vec::new();
     for (k, r) in rows.iter().enumerate() {
         let (Some(c), Some(s)) = (m.collision[k], m.separated[k]) else {
             continue;
         };
-        claims.push(
-            Claim::all(
-                &format!(
-                    "{} ({}) takes at most twice the paper's time, collision and no collision",
-                    r.method, r.parameters
-                ),
-                vec![
-                    Claim::at_most("", "collision (µs)", c.0, 2.0 * r.collision.0),
-                    Claim::at_most("", "no collision (µs)", s.0, 2.0 * r.separated.0),
-                ],
-            )
-            .threshold("twice the paper's mean")
-            .timing(),
-        );
+        let explained = r.method == "0th-order Gaussian" && smaller.explains();
+        let claim = Claim::all(
+            &format!(
+                "{} ({}) takes at most twice the paper's time, collision and no collision",
+                r.method, r.parameters
+            ),
+            vec![
+                Claim::at_most("", "collision (µs)", c.0, 2.0 * r.collision.0),
+                Claim::at_most("", "no collision (µs)", s.0, 2.0 * r.separated.0),
+            ],
+        )
+        .threshold("twice the paper's mean")
+        .timing();
+        claims.push(if explained {
+            claim.why(Why::Protocol, smaller.note())
+        } else {
+            claim
+        });
     }
     let fd = "Finite differences";
     for (column, values) in [("collision", &m.collision), ("no collision", &m.separated)] {
