@@ -214,10 +214,11 @@ fn nonzeros<'a>(
 mod tests {
     use super::*;
     use nalgebra::DMatrix;
-    use nalgebra_sparse::CooMatrix;
+    use nalgebra_sparse::convert::serial::convert_dense_csr;
 
-    /// Seeded entries (a linear congruential generator), one contact in three on two
-    /// blocks of columns, so that the contacts form several components.
+    /// Seeded entries (a linear congruential generator): four contacts per body, each
+    /// body on six columns of its own spread over `J`, and one contact in eight also on
+    /// the next body, so that bodies pair up into several components.
     fn scattered_jacobian(n: usize, nv: usize) -> DMatrix<f64> {
         let mut state = 0x2545_f491_4f6c_dd1d_u64;
         let mut next = || {
@@ -226,11 +227,12 @@ mod tests {
                 .wrapping_add(1);
             (state >> 11) as f64 / (1u64 << 53) as f64 - 0.5
         };
+        let bodies = n.div_ceil(4) + 1;
         let mut j = DMatrix::zeros(3 * n, nv);
         for i in 0..n {
-            let blocks = if i % 3 == 0 { 2 } else { 1 };
-            for b in 0..blocks {
-                let first = (6 * (i * 7 + b * 5)) % (nv - 5);
+            let touched = if i % 8 == 0 { 2 } else { 1 };
+            for body in i / 4..i / 4 + touched {
+                let first = body * (nv / bodies);
                 for r in 3 * i..3 * i + 3 {
                     for c in first..first + 6 {
                         j[(r, c)] = next();
@@ -244,7 +246,7 @@ mod tests {
     #[test]
     fn components_and_blocks_are_those_of_the_jacobian_entry_for_entry() {
         let dense = scattered_jacobian(40, 240);
-        let sparse = ContactJacobian::Sparse((&CooMatrix::from(&dense)).into());
+        let sparse = ContactJacobian::Sparse(convert_dense_csr(&dense));
         let dense = ContactJacobian::Dense(dense);
         let lambda = DVector::from_fn(120, |i, _| i as f64);
         let c = DVector::from_fn(120, |i, _| -(i as f64));
