@@ -47,8 +47,9 @@ use nalgebra::{DMatrix, DVector, Vector3};
 use serde::{Deserialize, Serialize};
 
 use crate::problem::conic::{ConicLimits, ConicProgram};
-use crate::problem::{cones, contact_vector, ContactJacobian, ContactModel, ContactProblem};
+use crate::problem::{cones, ContactJacobian, ContactModel, ContactProblem};
 
+use super::components::with_components;
 use super::faces::{least_internal_force_on_rays, ContactConstraint};
 use super::null_space::{null_space_of_transpose, with_workspace, NullSpaceWorkspace};
 /// A contact whose corrected velocity is at most this fraction of `v_s` is at rest.
@@ -87,33 +88,28 @@ pub fn internal_forces(problem: &ContactProblem, lambda: &DVector<f64>) -> Optio
     if jacobian.nrows() == 0 {
         return Some(0.0);
     }
-    let components = jacobian.coupled_components();
-    if let (ContactJacobian::Dense(jacobian), 1) = (jacobian, components.len()) {
-        return Some(with_workspace(|workspace, q| {
-            workspace.factor(jacobian);
-            workspace.project(lambda.as_slice(), q);
-            norm(q)
-        }));
-    }
-    // null(Jᵀ) is the direct sum of the components' null spaces: ‖Nᵀλ‖² adds up.
-    let squares: f64 = components
-        .iter()
-        .map(|contacts| {
-            let part = jacobian.component(contacts);
-            let lambda = gather(lambda, contacts);
-            with_workspace(|workspace, q| {
-                workspace.factor(&part);
+    with_components(|components| {
+        let count = components.find(jacobian);
+        if let (ContactJacobian::Dense(jacobian), 1) = (jacobian, count) {
+            return Some(with_workspace(|workspace, q| {
+                workspace.factor(jacobian);
                 workspace.project(lambda.as_slice(), q);
-                norm(q).powi(2)
+                norm(q)
+            }));
+        }
+        // null(Jᵀ) is the direct sum of the components' null spaces: ‖Nᵀλ‖² adds up.
+        let squares: f64 = (0..count)
+            .map(|k| {
+                components.load(jacobian, k, (lambda, lambda, |_| 0.0));
+                with_workspace(|workspace, q| {
+                    workspace.factor_columns(&components.block, components.rows);
+                    workspace.project(&components.lambda, q);
+                    norm(q).powi(2)
+                })
             })
-        })
-        .sum();
-    Some(squares.sqrt())
-}
-
-/// The entries of the 3-vectors of `contacts` in `x`, in order.
-fn gather(x: &DVector<f64>, contacts: &[usize]) -> DVector<f64> {
-    DVector::from_fn(3 * contacts.len(), |r, _| x[3 * contacts[r / 3] + r % 3])
+            .sum();
+        Some(squares.sqrt())
+    })
 }
 
 /// `‖x‖∞`, as nalgebra's `amax` (a plain loop over the slice).
@@ -243,55 +239,63 @@ fn split_at_velocity(
         velocity: problem.velocity_scale().max(amax(c.as_slice())),
         at_rest: AT_REST * problem.velocity_scale(),
     };
-    let components = jacobian.coupled_components();
-    if let (ContactJacobian::Dense(jacobian), 0 | 1) = (jacobian, components.len()) {
-        let part = Part {
-            lambda,
-            c,
-            mus: (0..problem.num_contacts())
-                .map(|i| problem.mu_of(i))
-                .collect(),
-        };
-        return with_workspace(|workspace, q| {
-            workspace.factor(jacobian);
-            split_with(&part, &scales, model, shortcut, workspace, q)
-        });
-    }
-    // One SOCP per component; the norms of the direct sum add up in squares.
-    let mut squares = [0.0; 3];
-    for contacts in &components {
-        let part_jacobian = jacobian.component(contacts);
-        let (lambda, c) = (gather(lambda, contacts), gather(c, contacts));
-        let part = Part {
-            lambda: &lambda,
-            c: &c,
-            mus: contacts.iter().map(|&i| problem.mu_of(i)).collect(),
-        };
-        let split = with_workspace(|workspace, q| {
-            workspace.factor(&part_jacobian);
-            split_with(&part, &scales, model, shortcut, workspace, q)
-        })?;
-        for (sum, x) in squares
-            .iter_mut()
-            .zip([split.total, split.required, split.spurious])
-        {
-            *sum += x * x;
+    with_components(|components| {
+        let count = components.find(jacobian);
+        if let (ContactJacobian::Dense(jacobian), 0 | 1) = (jacobian, count) {
+            components.mus.clear();
+            components
+                .mus
+                .extend((0..problem.num_contacts()).map(|i| problem.mu_of(i)));
+            let part = Part {
+                lambda: lambda.as_slice(),
+                c: c.as_slice(),
+                mus: &components.mus,
+            };
+            return with_workspace(|workspace, q| {
+                workspace.factor(jacobian);
+                split_with(&part, &scales, model, shortcut, workspace, q)
+            });
         }
-    }
-    let [total, required, spurious] = squares.map(f64::sqrt);
-    Some(InternalForces {
-        total,
-        required,
-        spurious,
+        // One SOCP per component; the norms of the direct sum add up in squares.
+        let mut squares = [0.0; 3];
+        for k in 0..count {
+            components.load(jacobian, k, (lambda, c, |i| problem.mu_of(i)));
+            let part = Part {
+                lambda: &components.lambda,
+                c: &components.velocity,
+                mus: &components.mus,
+            };
+            let split = with_workspace(|workspace, q| {
+                workspace.factor_columns(&components.block, components.rows);
+                split_with(&part, &scales, model, shortcut, workspace, q)
+            })?;
+            for (sum, x) in squares
+                .iter_mut()
+                .zip([split.total, split.required, split.spurious])
+            {
+                *sum += x * x;
+            }
+        }
+        let [total, required, spurious] = squares.map(f64::sqrt);
+        Some(InternalForces {
+            total,
+            required,
+            spurious,
+        })
     })
 }
 
 /// The contacts of one coupled component (or of the whole problem): their `λ`, `c` and
 /// friction coefficients.
 struct Part<'a> {
-    lambda: &'a DVector<f64>,
-    c: &'a DVector<f64>,
-    mus: Vec<f64>,
+    lambda: &'a [f64],
+    c: &'a [f64],
+    mus: &'a [f64],
+}
+
+/// The 3-vector of contact `i` in a stacked slice.
+fn triple(x: &[f64], i: usize) -> Vector3<f64> {
+    Vector3::new(x[3 * i], x[3 * i + 1], x[3 * i + 2])
 }
 
 /// The whole problem's scales, shared by its components: `λ_s = ‖λ‖∞`, `v_s`, and the
@@ -314,7 +318,7 @@ fn split_with(
     q: &mut Vec<f64>,
 ) -> Option<InternalForces> {
     let (lambda, c) = (part.lambda, part.c);
-    workspace.project(lambda.as_slice(), q);
+    workspace.project(lambda, q);
     let impulse_scale = scales.impulse;
     let total = norm(q);
     if total <= NEGLIGIBLE * impulse_scale {
@@ -331,13 +335,12 @@ fn split_with(
     let constraints: Vec<ContactConstraint> = (part.mus.iter().enumerate())
         .map(|(i, &mu)| {
             let face =
-                complementarity_face(model, mu, &contact_vector(lambda, i), &contact_vector(c, i))
-                    / velocity_scale;
+                complementarity_face(model, mu, &triple(lambda, i), &triple(c, i)) / velocity_scale;
             let sliding_or_separating = face.norm() * velocity_scale > scales.at_rest;
             ContactConstraint {
                 model,
                 mu,
-                lambda: contact_vector(lambda, i) / impulse_scale,
+                lambda: triple(lambda, i) / impulse_scale,
                 face: sliding_or_separating.then_some(face),
             }
         })
@@ -366,7 +369,10 @@ fn split_with(
         return None;
     }
     let null = workspace.basis();
-    let q = null.tr_mul(&(lambda / impulse_scale));
+    let q = null.tr_mul(&DVector::from_iterator(
+        lambda.len(),
+        lambda.iter().map(|x| x / impulse_scale),
+    ));
     let on_rays = (shortcut != Shortcut::Never)
         .then(|| least_internal_force_on_rays(&constraints, &null, &q))
         .flatten();

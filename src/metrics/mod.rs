@@ -3,6 +3,7 @@
 //! internal forces (total, required, spurious); all metrics of an answer at once with
 //! [`compute_metrics`] / [`compute_model_metrics`]. Solvers stop on these same functions.
 
+mod components;
 pub mod consistency;
 pub mod energy;
 mod faces;

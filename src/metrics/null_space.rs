@@ -144,12 +144,17 @@ impl NullSpaceWorkspace {
     /// [`NullSpaceWorkspace::project`] and [`NullSpaceWorkspace::lift`] then apply `Nᵀ`
     /// and `N` by the stored reflectors; [`NullSpaceWorkspace::basis`] forms `N`.
     pub(super) fn factor(&mut self, jacobian: &DMatrix<f64>) -> usize {
-        self.factor_up_to(jacobian, MAX_SHARED_COLUMNS)
+        self.factor_columns(jacobian.as_slice(), jacobian.nrows())
     }
 
-    /// [`NullSpaceWorkspace::factor`] by fronts above `max_shared` shared columns.
-    fn factor_up_to(&mut self, jacobian: &DMatrix<f64>, max_shared: usize) -> usize {
-        let (m, nv) = jacobian.shape();
+    /// [`NullSpaceWorkspace::factor`] of the column-major `J` of `m` rows in `data`.
+    pub(super) fn factor_columns(&mut self, data: &[f64], m: usize) -> usize {
+        self.factor_up_to(data, m, MAX_SHARED_COLUMNS)
+    }
+
+    /// [`NullSpaceWorkspace::factor_columns`] by fronts above `max_shared` shared columns.
+    fn factor_up_to(&mut self, data: &[f64], m: usize, max_shared: usize) -> usize {
+        let nv = data.len().checked_div(m).unwrap_or(0);
         let n = m / 3;
         self.m = m;
         self.free = 0;
@@ -161,7 +166,6 @@ impl NullSpaceWorkspace {
         if n == 0 {
             return 0;
         }
-        let data = jacobian.as_slice();
         // ‖J‖²_F.
         let tolerance = NULL_SPACE_TOLERANCE * dot(data, data).max(f64::MIN_POSITIVE);
         let words = nv.div_ceil(64).max(1);
@@ -830,10 +834,10 @@ mod tests {
             let m = jacobian.nrows();
             let mut whole = NullSpaceWorkspace::default();
             let mut fronts = NullSpaceWorkspace::default();
-            let dimension = whole.factor_up_to(jacobian, usize::MAX);
+            let dimension = whole.factor_up_to(jacobian.as_slice(), jacobian.nrows(), usize::MAX);
             assert!(!whole.by_fronts, "{case}");
             assert_eq!(
-                fronts.factor_up_to(jacobian, 0),
+                fronts.factor_up_to(jacobian.as_slice(), jacobian.nrows(), 0),
                 dimension,
                 "{case}: dimension"
             );

@@ -80,9 +80,18 @@ impl Scales {
     /// The scales of contact `i` of `problem` whose impulse is `lambda_i` (NaN when
     /// `lambda_i` holds a NaN).
     pub fn of_contact(problem: &ContactProblem, i: usize, lambda_i: &Vector3<f64>) -> Self {
-        let velocity = problem.velocity_scale_of(i);
         // The diagonal of (G + R)_ii, read from the operator's block (G is not formed).
-        let block = problem.diagonal_block(i);
+        Self::of_contact_with_block(problem, i, lambda_i, &problem.diagonal_block(i))
+    }
+
+    /// [`Scales::of_contact`] with the block `(G + R)_ii` already read.
+    pub(super) fn of_contact_with_block(
+        problem: &ContactProblem,
+        i: usize,
+        lambda_i: &Vector3<f64>,
+        block: &Matrix3<f64>,
+    ) -> Self {
+        let velocity = problem.velocity_scale_of(i);
         let stiffness = (0..3).fold(0.0_f64, |m, k| m.max(block[(k, k)]));
         let floor = if stiffness > 0.0 {
             velocity / stiffness
@@ -175,8 +184,18 @@ pub fn ncp_contact_residual(mu: f64, lambda: &Vector3<f64>, c: &Vector3<f64>) ->
 
 /// CCP residual of one contact: ice-cream cone, uncorrected velocity.
 pub fn ccp_contact_residual(mu: f64, lambda: &Vector3<f64>, c: &Vector3<f64>) -> ContactResidual {
+    ccp_residual_with_primal(mu, cones::distance_ice_cream(mu, lambda), lambda, c)
+}
+
+/// [`ccp_contact_residual`] with its `ε_p` (the NCP's: the same cone) already computed.
+pub(super) fn ccp_residual_with_primal(
+    mu: f64,
+    primal_feasibility: f64,
+    lambda: &Vector3<f64>,
+    c: &Vector3<f64>,
+) -> ContactResidual {
     ContactResidual {
-        primal_feasibility: cones::distance_ice_cream(mu, lambda),
+        primal_feasibility,
         dual_feasibility: cones::distance_dual_ice_cream(mu, c),
         complementarity: lambda.dot(c).abs(),
     }

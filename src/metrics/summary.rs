@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::forces::{internal_force_split, internal_force_split_at, internal_forces};
 use super::residuals::{
-    ccp_contact_residual, lcp_contact_residual, max_nan, mdp_contact_violation,
+    ccp_residual_with_primal, lcp_contact_residual, max_nan, mdp_contact_violation,
     ncp_contact_residual, raisim_contact_residual, signorini_contact_violation, Scales,
 };
 use crate::problem::{contact_vector, ContactModel, ContactProblem};
@@ -284,11 +284,13 @@ fn metrics_at_velocity(
     let contacts: Vec<ContactMetrics> = (0..problem.num_contacts())
         .map(|i| {
             let lambda_i = contact_vector(lambda, i);
+            // (G + R)_ii once, for RaiSim's residual and the relative criterion's scales.
+            let block = problem.diagonal_block(i);
             contact_metrics(
                 problem.mu_of(i),
-                &problem.diagonal_block(i),
+                &block,
                 (&lambda_i, &contact_vector(c, i)),
-                &Scales::of_contact(problem, i, &lambda_i),
+                &Scales::of_contact_with_block(problem, i, &lambda_i, &block),
                 sliding_tolerance,
             )
         })
@@ -313,7 +315,7 @@ fn contact_metrics(
         complementarity: ncp.complementarity,
         relative_criterion: ncp.relative(scales, lambda),
         ncp_criterion: ncp.max(),
-        ccp_residual: ccp_contact_residual(mu, lambda, c).max(),
+        ccp_residual: ccp_residual_with_primal(mu, ncp.primal_feasibility, lambda, c).max(),
         lcp_residual: lcp_contact_residual(mu, lambda, c).max(),
         raisim_residual: raisim_contact_residual(mu, block, lambda, c).max(),
         signorini_violation: SignoriniViolation {
