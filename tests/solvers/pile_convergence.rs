@@ -47,9 +47,8 @@ fn cold_solve(id: SolverId, params: Value, problem: &ContactProblem) -> (SolveSt
     (report.status, report.iterations)
 }
 
-#[test]
-fn the_spectral_rule_without_acceleration_reaches_its_cap_on_the_ball_pile() {
-    let params = json!({"anderson_memory": 0});
+/// ncp-admm with `params`, cold, stops at its iteration cap on the ball pile.
+fn assert_reaches_its_cap(params: Value) {
     let (status, iterations) = cold_solve(SolverId::NcpAdmm, params, &pile());
     assert_eq!(
         status,
@@ -59,14 +58,13 @@ fn the_spectral_rule_without_acceleration_reaches_its_cap_on_the_ball_pile() {
 }
 
 #[test]
+fn the_spectral_rule_without_acceleration_reaches_its_cap_on_the_ball_pile() {
+    assert_reaches_its_cap(json!({"anderson_memory": 0}));
+}
+
+#[test]
 fn the_linear_rule_without_acceleration_reaches_its_cap_on_the_ball_pile() {
-    let params = json!({"rho_update": "linear", "anderson_memory": 0});
-    let (status, iterations) = cold_solve(SolverId::NcpAdmm, params, &pile());
-    assert_eq!(
-        status,
-        SolveStatus::MaxIterations,
-        "{iterations} iterations"
-    );
+    assert_reaches_its_cap(json!({"rho_update": "linear", "anderson_memory": 0}));
 }
 
 #[test]
